@@ -1,0 +1,196 @@
+"""What flows between the stages of a turn, and what a turn returns."""
+
+from datetime import datetime
+from enum import StrEnum
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from memoir.models.hitl import HitlOutcome, HitlRequest
+from memoir.models.messages import IncomingMessage
+from memoir.models.plan import Classification, Plan, PlanStep
+
+PREFERENCE_NAMESPACES = ("triage_preferences", "response_preferences", "cal_preferences")
+PreferenceNamespace = Literal["triage_preferences", "response_preferences", "cal_preferences"]
+
+
+class TurnInput(BaseModel):
+    """Input of `AgentTurnWorkflow`: the message plus the knobs workflow code may not read itself."""
+
+    message: IncomingMessage
+    hitl_ttl_seconds: int = 300
+    max_replans: int = 3
+
+
+class TurnStatus(StrEnum):
+    RUNNING = "running"
+    AWAITING_HUMAN = "awaiting_human"
+    COMPLETED = "completed"
+    IGNORED = "ignored"
+    EXPIRED = "expired"
+    BLOCKED = "blocked"
+    FAILED = "failed"
+
+
+class LatestAction(BaseModel):
+    """Seed 002 `LatestAction`: a successful step, for resolving "it / that"."""
+
+    created_at: datetime
+    capability: str
+    action: str
+    summary: str
+    when: str | None = None
+    external_ids: dict[str, str] = Field(default_factory=dict)
+
+
+class RecentMessage(BaseModel):
+    role: Literal["user", "assistant", "tool"]
+    content: str
+    at: datetime
+
+
+class UserProfile(BaseModel):
+    user_id: str
+    name: str
+    timezone: str = "UTC"
+    language: str = "en"
+    capabilities: list[str] = Field(default_factory=list)
+
+
+class TurnContext(BaseModel):
+    """Stage 1 output: everything later stages read about the user and the thread."""
+
+    user: UserProfile
+    now: datetime
+    recent_messages: list[RecentMessage] = Field(default_factory=list)
+    latest_actions: list[LatestAction] = Field(default_factory=list)
+    reply_context: str | None = None
+
+
+class MemoryContext(BaseModel):
+    """Stages 2 and 3: the profile line and retrieved memory bullets."""
+
+    profile_line: str = ""
+    bullets: list[str] = Field(default_factory=list)
+    now_line: str = ""
+    events: list[str] = Field(default_factory=list)
+
+
+class TurnRequest(BaseModel):
+    """Common input of most stage activities."""
+
+    turn_id: str
+    message: IncomingMessage
+    context: TurnContext
+    memory: MemoryContext = Field(default_factory=MemoryContext)
+
+
+class TriageRequest(BaseModel):
+    turn: TurnRequest
+
+
+class PlanRequest(BaseModel):
+    turn: TurnRequest
+    feedback: list[str] = Field(default_factory=list, description="Human answers to re-plan with.")
+
+
+class PreferenceUpdate(BaseModel):
+    user_id: str
+    namespace: PreferenceNamespace
+    decision: str = Field(description="The human decision that caused it, e.g. notify.ignore.")
+    messages: list[str]
+    turn_id: str
+
+
+class Candidate(BaseModel):
+    id: str
+    label: str
+    args: dict[str, Any] = Field(default_factory=dict)
+
+
+class ResolveRequest(BaseModel):
+    turn_id: str
+    user_id: str
+    step: PlanStep
+    timezone: str = "UTC"
+    prior_results: dict[str, "ExecutionResult"] = Field(default_factory=dict)
+
+
+class StepResolution(BaseModel):
+    """Entity resolution of one step: ids, several candidates, or nothing found."""
+
+    step_id: str
+    status: Literal["resolved", "candidates", "not_found"]
+    args: dict[str, Any] = Field(default_factory=dict)
+    candidates: list[Candidate] = Field(default_factory=list)
+    message: str | None = None
+
+
+class ExecuteRequest(BaseModel):
+    turn_id: str
+    user_id: str
+    thread_id: str
+    step: PlanStep
+    args: dict[str, Any]
+    idempotency_key: str
+    timezone: str = "UTC"
+
+
+class ExecutionResult(BaseModel):
+    step_id: str
+    capability: str
+    success: bool
+    summary: str
+    data: dict[str, Any] = Field(default_factory=dict)
+    error: str | None = None
+    latest_action: LatestAction | None = None
+
+
+class ReplyRequest(BaseModel):
+    turn: TurnRequest
+    plan: Plan | None
+    results: list[ExecutionResult]
+    classification: Classification | None = None
+    note: str | None = Field(default=None, description="A fixed outcome to say, e.g. expiry.")
+
+
+class RememberRequest(BaseModel):
+    turn_id: str
+    message: IncomingMessage
+    reply: str
+    results: list[ExecutionResult]
+    status: "TurnStatus"
+
+
+class TurnResult(BaseModel):
+    turn_id: str
+    status: TurnStatus
+    classification: Classification | None = None
+    reply: str | None = None
+    actions: list[ExecutionResult] = Field(default_factory=list)
+    hitl: list[HitlOutcome] = Field(default_factory=list)
+    memory_events: list[str] = Field(default_factory=list)
+
+
+class TurnView(BaseModel):
+    """What `GET /v1/turns/{id}` and the `view` query show."""
+
+    turn_id: str
+    status: TurnStatus
+    stage: str = ""
+    classification: Classification | None = None
+    pending: HitlRequest | None = None
+    reply: str | None = None
+    actions: list[ExecutionResult] = Field(default_factory=list)
+
+
+class ReminderDue(BaseModel):
+    reminder_id: str
+    user_id: str
+    thread_id: str
+    text: str
+    due_at: datetime
+
+
+ResolveRequest.model_rebuild()
+RememberRequest.model_rebuild()

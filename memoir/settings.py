@@ -1,0 +1,60 @@
+"""All configuration in one `BaseSettings`: environment first, `MEMOIR_*` for Memoir's own knobs."""
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+from pydantic import AliasChoices, Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+def _env(name: str) -> AliasChoices:
+    return AliasChoices(name)
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_file=".env", extra="ignore", populate_by_name=True)
+
+    # Where the embedded stack keeps its files (Temporal SQLite, Postgres data).
+    data_dir: Path = Field(Path(".memoir"), validation_alias=_env("MEMOIR_DATA_DIR"))
+    # None means: start the embedded Postgres under data_dir.
+    database_url: str | None = Field(None, validation_alias=_env("MEMOIR_DATABASE_URL"))
+
+    temporal_address: str = Field("localhost:7233", validation_alias=_env("TEMPORAL_ADDRESS"))
+    temporal_namespace: str = Field("default", validation_alias=_env("TEMPORAL_NAMESPACE"))
+    temporal_ui_port: int = Field(8233, validation_alias=_env("MEMOIR_TEMPORAL_UI_PORT"))
+    task_queue: str = Field("memoir", validation_alias=_env("MEMOIR_TASK_QUEUE"))
+
+    api_host: str = Field("127.0.0.1", validation_alias=_env("MEMOIR_API_HOST"))
+    api_port: int = Field(8000, validation_alias=_env("MEMOIR_API_PORT"))
+
+    llm_provider: Literal["offline", "openai"] = Field(
+        "offline", validation_alias=_env("MEMOIR_LLM_PROVIDER")
+    )
+    llm_model: str = Field("gpt-4o-mini", validation_alias=_env("MEMOIR_LLM_MODEL"))
+    openai_api_key: str | None = Field(None, validation_alias=_env("OPENAI_API_KEY"))
+    openai_base_url: str | None = Field(None, validation_alias=_env("OPENAI_BASE_URL"))
+
+    embedding_provider: Literal["local", "openai"] = Field(
+        "local", validation_alias=_env("MEMOIR_EMBEDDING_PROVIDER")
+    )
+
+    # Human in the loop (seed 002: five minutes).
+    hitl_ttl_seconds: int = Field(300, gt=0, validation_alias=_env("MEMOIR_HITL_TTL_SECONDS"))
+    # Thread session scope (seed 002: 12 hours) and latest actions FIFO.
+    thread_idle_hours: float = Field(12.0, gt=0, validation_alias=_env("MEMOIR_THREAD_IDLE_HOURS"))
+    latest_actions_max: int = Field(10, gt=0, validation_alias=_env("MEMOIR_LATEST_ACTIONS_MAX"))
+    latest_actions_hours: float = Field(
+        12.0, gt=0, validation_alias=_env("MEMOIR_LATEST_ACTIONS_HOURS")
+    )
+    session_history_limit: int = Field(20, gt=0, validation_alias=_env("MEMOIR_HISTORY_LIMIT"))
+    max_replans: int = Field(3, ge=0, validation_alias=_env("MEMOIR_MAX_REPLANS"))
+
+    otel_exporter_otlp_endpoint: str | None = Field(
+        None, validation_alias=_env("OTEL_EXPORTER_OTLP_ENDPOINT")
+    )
+
+
+@lru_cache
+def get_settings() -> Settings:
+    return Settings()
