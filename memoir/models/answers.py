@@ -6,6 +6,7 @@ Pure functions of the models, so workflow code may call them deterministically.
 import re
 
 from memoir.models.hitl import (
+    ActionRequest,
     AnswerSource,
     Decision,
     ExpectedInput,
@@ -115,13 +116,10 @@ def _interpret_inbox(request: HitlRequest, response: HumanResponse) -> Decision:
 
 def _edit(request: HitlRequest, response: HumanResponse) -> Decision:
     edited = response.args
-    if not hasattr(edited, "action"):
+    if not isinstance(edited, ActionRequest):
         raise InvalidAnswer("An edit needs args of the form {action, args}.")
-    assert not isinstance(edited, str) and edited is not None
     if edited.action != request.action_request.action:
-        raise InvalidAnswer(
-            f"An edit must keep the action '{request.action_request.action}'."
-        )
+        raise InvalidAnswer(f"An edit must keep the action '{request.action_request.action}'.")
     return Decision(type="edit", edited=edited)
 
 
