@@ -60,7 +60,7 @@ class HitlRequest(BaseModel):
 
 
 class HumanResponse(BaseModel):
-    """Agent Inbox answer: accept, edit (args = ActionRequest), ignore, or response (args = text)."""
+    """Agent Inbox answer: accept, edit (args: ActionRequest), ignore, response (args: text)."""
 
     type: Literal["accept", "edit", "ignore", "response"]
     args: None | str | ActionRequest = None

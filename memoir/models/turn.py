@@ -15,7 +15,7 @@ PreferenceNamespace = Literal["triage_preferences", "response_preferences", "cal
 
 
 class TurnInput(BaseModel):
-    """Input of `AgentTurnWorkflow`: the message plus the knobs workflow code may not read itself."""
+    """Input of `AgentTurnWorkflow`: the message and the knobs workflow code cannot read."""
 
     message: IncomingMessage
     hitl_ttl_seconds: int = 300
