@@ -1,0 +1,120 @@
+"""An embedded Postgres (with pgvector and pg_trgm) from the `pgserver` package.
+
+`pgserver` runs the server as the current user. As root (containers, CI) Postgres refuses to run,
+so `pgserver` itself creates a system user `pgserver` with `useradd`, chowns the cluster folder to
+it, and opens up `o+rx` on every parent folder of the cluster and of its own binaries. We check the
+preconditions for that up front so a missing `useradd` fails with a clear message.
+
+The server listens only on a Unix socket inside the cluster folder (no TCP port), so several
+clusters can run side by side. `pgserver` keeps a per-cluster list of the processes holding it and
+stops the server only when the last one lets go; `stop()` first drops processes that have died, so a
+crashed process never keeps the server alive for ever.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import pwd
+import shutil
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import psutil
+import psycopg
+
+_log = logging.getLogger(__name__)
+
+EXTENSIONS = ("vector", "pg_trgm")
+PGDATA_FOLDER = "postgres"
+_ROOT_SYSTEM_USER = "pgserver"  # the user `pgserver` runs Postgres as when we are root
+
+
+class EmbeddedPostgres:
+    """A running embedded Postgres; `url` is a libpq URI (Unix socket), `stop()` shuts it down."""
+
+    def __init__(self, server: Any, pgdata: Path) -> None:
+        self._server = server
+        self.pgdata = pgdata
+        self.url: str = server.get_uri()
+
+    @property
+    def log_file(self) -> Path:
+        """The server's log file."""
+        return self.pgdata / "log"
+
+    def stop(self) -> None:
+        """Stop the server, unless another live process still holds it; safe to call twice."""
+        server = self._server
+        with server._lock:
+            _forget_dead_handles(server)
+        server.cleanup()
+
+    def __enter__(self) -> EmbeddedPostgres:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+
+def _forget_dead_handles(server: Any) -> None:
+    """Remove pids of processes that no longer run from pgserver's list of handle holders."""
+    handles = server.global_process_id_list
+    alive = [pid for pid in handles.get() if psutil.pid_exists(pid)]
+    handles.put(alive)
+
+
+def _check_root_prerequisites() -> None:
+    """As root, pgserver needs a `pgserver` system user, and `useradd` to create it."""
+    if os.geteuid() != 0:
+        return
+    try:
+        pwd.getpwnam(_ROOT_SYSTEM_USER)
+    except KeyError:
+        if shutil.which("useradd") is None:
+            raise RuntimeError(
+                "Running as root: the embedded Postgres must run as a system user "
+                f"'{_ROOT_SYSTEM_USER}', and `useradd` is not available to create it. Create "
+                f"the user yourself, run as a non-root user, or set MEMOIR_DATABASE_URL."
+            ) from None
+
+
+def create_extensions(url: str) -> None:
+    """Create the extensions Memoir needs (`vector`, `pg_trgm`) in the database at `url`."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        for name in EXTENSIONS:
+            try:
+                conn.execute(f"CREATE EXTENSION IF NOT EXISTS {name}")  # names are constants
+            except psycopg.errors.UniqueViolation:
+                pass  # created concurrently by another process
+
+
+def start_embedded_postgres(data_dir: Path) -> EmbeddedPostgres:
+    """Start (or attach to) the embedded Postgres whose cluster lives in `data_dir/postgres`.
+
+    `data_dir` is Memoir's data folder (created if missing); the cluster gets its own subfolder
+    because `initdb` needs an empty folder. Blocks for a second or two on first start.
+    """
+    import pgserver  # imported lazily: it takes a file lock and registers atexit hooks
+
+    _check_root_prerequisites()
+    data_dir = Path(data_dir).expanduser().resolve()
+    data_dir.mkdir(parents=True, exist_ok=True)
+    pgdata = data_dir / PGDATA_FOLDER
+
+    server = pgserver.get_server(pgdata, cleanup_mode="stop")
+    with server._lock:
+        _forget_dead_handles(server)
+        # A cached handle may point at a server that was stopped meanwhile: restart if so.
+        server.ensure_postgres_running()
+        server.global_process_id_list.get_and_add(os.getpid())
+    embedded = EmbeddedPostgres(server, pgdata)
+    create_extensions(embedded.url)
+    _log.info("embedded postgres ready at %s (data %s)", embedded.url, pgdata)
+    return embedded

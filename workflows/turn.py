@@ -1,0 +1,531 @@
+"""`AgentTurnWorkflow`: one message, twelve stages, a person in the loop when needed.
+
+Deterministic orchestration only: every read, write and LLM call is an activity.
+"""
+
+import asyncio
+from datetime import timedelta
+from typing import Any
+
+from temporalio import workflow
+from temporalio.common import RetryPolicy
+from temporalio.workflow import ParentClosePolicy
+
+with workflow.unsafe.imports_passed_through():
+    from memoir.models import (
+        Channel,
+        Classification,
+        Decision,
+        ExecuteRequest,
+        ExecutionResult,
+        HitlAnswer,
+        HitlKind,
+        HitlOutcome,
+        HitlRequest,
+        MemoryContext,
+        Plan,
+        PlanRequest,
+        PlanStep,
+        PreferenceNamespace,
+        PreferenceUpdate,
+        RememberRequest,
+        ReminderDue,
+        ReplyRequest,
+        ResolveRequest,
+        StepResolution,
+        TriageDecision,
+        TriageRequest,
+        TurnContext,
+        TurnInput,
+        TurnRequest,
+        TurnResult,
+        TurnStatus,
+        TurnView,
+        names,
+    )
+    from memoir.models import search_attributes as sa
+    from memoir.models.answers import InvalidAnswer, interpret_answer
+    from workflows.hitl import (
+        CANCELLED_REPLY,
+        EXPIRED_REPLY,
+        RequestFactory,
+        approval_step,
+        current_details,
+        preference_for,
+        with_error,
+    )
+    from workflows.schedule import dependency_groups
+
+LLM_TIMEOUT = timedelta(seconds=120)
+STORE_TIMEOUT = timedelta(seconds=30)
+LLM_RETRY = RetryPolicy(maximum_attempts=5, non_retryable_error_types=["InvalidPlan"])
+STORE_RETRY = RetryPolicy(maximum_interval=timedelta(seconds=10))
+
+
+class TurnExpired(Exception):
+    """A human question ran out of time: the turn ends with nothing executed."""
+
+
+class TurnStopped(Exception):
+    """The turn ends early with a fixed reply and status (ignored, blocked, cancelled)."""
+
+    def __init__(self, status: TurnStatus, reply: str | None) -> None:
+        super().__init__(reply)
+        self.status = status
+        self.reply = reply
+
+
+@workflow.defn(name=names.TURN_WORKFLOW)
+class AgentTurnWorkflow:
+    @workflow.init
+    def __init__(self, input: TurnInput) -> None:
+        self._input = input
+        self._message = input.message
+        self._turn_id = workflow.info().workflow_id
+        self._requests = RequestFactory(self._message, self._turn_id, input.hitl_ttl_seconds)
+        self._pending: HitlRequest | None = None
+        self._decision: Decision | None = None
+        self._outcomes: list[HitlOutcome] = []
+        self._results: dict[str, ExecutionResult] = {}
+        self._classification: Classification | None = None
+        self._reply: str | None = None
+        self._stage = "starting"
+        self._status = TurnStatus.RUNNING
+        self._memory_events: list[str] = []
+
+    # ----- handlers -------------------------------------------------------------------------
+
+    @workflow.signal(name=names.TURN_ANSWER_SIGNAL)
+    async def answer(self, answer: HitlAnswer) -> None:
+        """A person's answer; only the pending request takes one, once."""
+        pending = self._pending
+        if pending is None or answer.hitl_id != pending.hitl_id or self._decision is not None:
+            workflow.logger.info("answer for %s ignored: not pending", answer.hitl_id)
+            return
+        try:
+            self._decision = interpret_answer(pending, answer)
+        except InvalidAnswer as error:
+            self._pending = with_error(pending, str(error))
+            await self._tell_thread(names.THREAD_HITL_OPENED_SIGNAL, self._pending)
+
+    @workflow.query(name=names.TURN_PENDING_QUERY)
+    def pending(self) -> HitlRequest | None:
+        return self._pending
+
+    @workflow.query(name=names.TURN_VIEW_QUERY)
+    def view(self) -> TurnView:
+        return TurnView(
+            turn_id=self._turn_id,
+            status=self._status,
+            stage=self._stage,
+            classification=self._classification,
+            pending=self._pending,
+            reply=self._reply,
+            actions=list(self._results.values()),
+        )
+
+    # ----- the turn ----------------------------------------------------------------------------
+
+    @workflow.run
+    async def run(self, input: TurnInput) -> TurnResult:
+        context = await self._assemble_context()
+        turn = TurnRequest(turn_id=self._turn_id, message=self._message, context=context)
+        turn.memory = await self._memory(turn)
+        try:
+            feedback = await self._triage(turn)
+            plan = await self._plan_with_human(turn, feedback)
+            await self._resolve_and_execute(turn, plan)
+            self._status = TurnStatus.COMPLETED
+            self._reply = await self._write_reply(turn, plan)
+        except TurnExpired:
+            self._status = TurnStatus.EXPIRED
+            minutes = max(1, round(input.hitl_ttl_seconds / 60))
+            self._reply = EXPIRED_REPLY.format(minutes=minutes)
+        except TurnStopped as stop:
+            self._status = stop.status
+            self._reply = stop.reply
+        await self._remember()
+        return TurnResult(
+            turn_id=self._turn_id,
+            status=self._status,
+            classification=self._classification,
+            reply=self._reply,
+            actions=list(self._results.values()),
+            hitl=self._outcomes,
+            memory_events=self._memory_events,
+        )
+
+    async def _assemble_context(self) -> TurnContext:
+        self._stage = "context"
+        return await workflow.execute_local_activity(
+            names.ASSEMBLE_CONTEXT,
+            self._message,
+            result_type=TurnContext,
+            start_to_close_timeout=STORE_TIMEOUT,
+            retry_policy=STORE_RETRY,
+            summary="assemble context: profile, capabilities, recent messages, latest actions",
+        )
+
+    async def _memory(self, turn: TurnRequest) -> MemoryContext:
+        self._stage = "memory"
+        hotpath = await self._activity(
+            names.MEMORY_HOTPATH, turn, MemoryContext, "memory hot path: semantic facts, profile"
+        )
+        retrieved = await self._activity(
+            names.MEMORY_CONTEXT, turn, MemoryContext, "memory context: retrieve and rerank"
+        )
+        self._memory_events.extend(hotpath.events + retrieved.events)
+        return MemoryContext(
+            profile_line=hotpath.profile_line or retrieved.profile_line,
+            bullets=retrieved.bullets,
+            now_line=retrieved.now_line,
+        )
+
+    async def _triage(self, turn: TurnRequest) -> list[str]:
+        """Stages 4-5: chat goes straight to respond; email is triaged, 'notify' asks a person."""
+        self._stage = "triage"
+        if self._message.channel is not Channel.EMAIL:
+            await self._classify(Classification.RESPOND)
+            return []
+        decision = await self._activity(
+            names.TRIAGE,
+            TriageRequest(turn=turn),
+            TriageDecision,
+            f"triage email: {self._email_subject()}",
+            timeout=LLM_TIMEOUT,
+        )
+        await self._classify(decision.classification)
+        if decision.classification is Classification.IGNORE:
+            raise TurnStopped(TurnStatus.IGNORED, None)
+        if decision.classification is Classification.RESPOND:
+            return [f"Respond to the email: {self._email_markdown()}"]
+        return await self._notify_gate()
+
+    async def _notify_gate(self) -> list[str]:
+        answer = await self._ask(self._requests.notify(workflow.now()))
+        respond = answer.type == "response" or answer.choices == ["respond"]
+        email = self._email_markdown()
+        if not respond:
+            await self._learn(
+                "triage_preferences",
+                "notify.ignore",
+                [email, "The user ignored this email: it should not need their attention."],
+            )
+            raise TurnStopped(TurnStatus.IGNORED, None)
+        feedback = answer.text or ""
+        note = f"User wants to reply to the email. Use this feedback to respond: {feedback}"
+        await self._learn(
+            "triage_preferences",
+            "notify.respond",
+            [email, "The user chose to respond to this notify email: it needs a reply.", note],
+        )
+        return [f"Respond to the email: {email}", note]
+
+    async def _plan_with_human(self, turn: TurnRequest, feedback: list[str]) -> Plan:
+        """Stages 6-8: plan, capability check, then clarify or approve, re-planning as told."""
+        for _ in range(self._input.max_replans + 1):
+            self._stage = "plan"
+            plan = await self._activity(
+                names.PLAN,
+                PlanRequest(turn=turn, feedback=feedback),
+                Plan,
+                "plan: intent, risk, steps",
+                timeout=LLM_TIMEOUT,
+            )
+            self._check_capabilities(turn, plan)
+            request = self._requests.for_plan(workflow.now(), plan)
+            if request is None:
+                return plan
+            answer = await self._ask(request)
+            if request.kind is HitlKind.APPROVAL:
+                approved = await self._apply_approval(plan, answer, feedback)
+                if approved is not None:
+                    return approved
+                continue
+            if answer.type == "ignore":
+                if self._message.channel is Channel.EMAIL:
+                    await self._learn(
+                        "triage_preferences",
+                        "question.ignore",
+                        [self._email_markdown(), "The user ignored the assistant's question."],
+                    )
+                raise TurnStopped(TurnStatus.COMPLETED, CANCELLED_REPLY)
+            feedback = [*feedback, f"Clarification from the user: {answer.text}"]
+        raise TurnStopped(
+            TurnStatus.COMPLETED,
+            "I still couldn't work out what to do. Could you say it another way?",
+        )
+
+    async def _apply_approval(
+        self, plan: Plan, answer: Decision, feedback: list[str]
+    ) -> Plan | None:
+        """Accept → the plan; edit → the edited plan; ignore → stop; response → re-plan (None)."""
+        step = approval_step(plan)
+        assert step is not None
+        namespace = preference_for(answer, step.capability)
+        if answer.type == "accept":
+            return plan
+        if answer.type == "edit" and answer.edited is not None:
+            if namespace:
+                await self._learn(
+                    namespace,
+                    f"{step.capability}.edit",
+                    [
+                        f"Proposed {step.capability}: {step.args}",
+                        f"Edited to: {answer.edited.args}",
+                    ],
+                )
+            return _with_args(plan, step.id, answer.edited.args)
+        if answer.type == "ignore":
+            if namespace:
+                await self._learn(
+                    namespace, f"{step.capability}.ignore", [self._request_text(), _ignored(step)]
+                )
+            raise TurnStopped(TurnStatus.COMPLETED, CANCELLED_REPLY)
+        text = answer.text or ""
+        if namespace:
+            await self._learn(
+                namespace,
+                f"{step.capability}.response",
+                [f"Proposed {step.capability}: {step.args}", f"User feedback: {text}"],
+            )
+        feedback.append(f"Feedback on the proposed {step.capability}: {text}")
+        return None
+
+    def _check_capabilities(self, turn: TurnRequest, plan: Plan) -> None:
+        """Stage 7: a step that needs an unconnected capability gets a fixed reply (seed 002)."""
+        connected = turn.context.user.capabilities
+        missing = sorted({s.capability.split(".")[0] for s in plan.steps} - _granted(connected))
+        if missing:
+            names_ = " and ".join(missing)
+            raise TurnStopped(
+                TurnStatus.BLOCKED,
+                f"To do that I need access to your {names_}. "
+                f"Connect {names_} first, then ask again.",
+            )
+
+    async def _resolve_and_execute(self, turn: TurnRequest, plan: Plan) -> None:
+        """Stages 9-10: per dependency group, resolve in parallel, disambiguate, execute once."""
+        for group in dependency_groups(plan.steps):
+            runnable = [s for s in group if self._dependencies_succeeded(s)]
+            for skipped in (s for s in group if s not in runnable):
+                self._results[skipped.id] = _failed(skipped, "skipped: a step it depends on failed")
+            self._stage = "resolve"
+            resolutions = await asyncio.gather(*(self._resolve(turn, s) for s in runnable))
+            ready: list[tuple[PlanStep, dict[str, Any]]] = []
+            for step, resolution in zip(runnable, resolutions, strict=True):
+                args = await self._settle(step, resolution)
+                if args is not None:
+                    ready.append((step, args))
+            self._stage = "execute"
+            await asyncio.gather(*(self._execute(turn, s, a) for s, a in ready))
+
+    def _dependencies_succeeded(self, step: PlanStep) -> bool:
+        return all(self._results[d].success for d in step.depends_on if d in self._results)
+
+    async def _resolve(self, turn: TurnRequest, step: PlanStep) -> StepResolution:
+        request = ResolveRequest(
+            turn_id=self._turn_id,
+            user_id=self._message.user_id,
+            step=step,
+            timezone=turn.context.user.timezone,
+            prior_results={d: self._results[d] for d in step.depends_on if d in self._results},
+        )
+        return await self._activity(
+            names.RESOLVE_STEP, request, StepResolution, f"resolve {step.id}: {step.capability}"
+        )
+
+    async def _settle(self, step: PlanStep, resolution: StepResolution) -> dict[str, Any] | None:
+        """Resolved args, a person's choice among candidates, or None when nothing is left to do."""
+        if resolution.status == "resolved":
+            return resolution.args
+        if resolution.status == "not_found":
+            self._results[step.id] = _failed(step, resolution.message or "nothing matched")
+            return None
+        answer = await self._ask(
+            self._requests.disambiguation(workflow.now(), step, resolution.candidates)
+        )
+        if answer.type == "ignore" or not answer.choices:
+            self._results[step.id] = _failed(step, "cancelled by the user")
+            return None
+        chosen = next(c for c in resolution.candidates if c.id == answer.choices[0])
+        return {**resolution.args, **chosen.args}
+
+    async def _execute(self, turn: TurnRequest, step: PlanStep, args: dict[str, Any]) -> None:
+        request = ExecuteRequest(
+            turn_id=self._turn_id,
+            user_id=self._message.user_id,
+            thread_id=self._message.thread_id,
+            step=step,
+            args=args,
+            idempotency_key=names.idempotency_key(self._turn_id, step.id),
+            timezone=turn.context.user.timezone,
+        )
+        result = await self._activity(
+            names.EXECUTE_STEP, request, ExecutionResult, f"execute {step.id}: {step.description}"
+        )
+        self._results[step.id] = result
+        due = result.data.get("reminder_due")
+        if result.success and due:
+            await self._schedule_reminder(ReminderDue.model_validate(due))
+
+    async def _schedule_reminder(self, due: ReminderDue) -> None:
+        """A due reminder is delivered by its own durable timer, outliving this turn."""
+        await workflow.start_child_workflow(
+            names.REMINDER_WORKFLOW,
+            due,
+            id=names.reminder_workflow_id(due.reminder_id),
+            parent_close_policy=ParentClosePolicy.ABANDON,
+            static_summary=f"reminder: {due.text[:80]}",
+        )
+
+    async def _write_reply(self, turn: TurnRequest, plan: Plan) -> str:
+        self._stage = "respond"
+        request = ReplyRequest(
+            turn=turn,
+            plan=plan,
+            results=list(self._results.values()),
+            classification=self._classification,
+        )
+        return await self._activity(
+            names.WRITE_REPLY, request, str, "respond: join, format, write", timeout=LLM_TIMEOUT
+        )
+
+    async def _remember(self) -> None:
+        """Stage 12: history, latest actions, episodic capture. Runs for every outcome."""
+        self._stage = "remember"
+        request = RememberRequest(
+            turn_id=self._turn_id,
+            message=self._message,
+            reply=self._reply or "",
+            results=list(self._results.values()),
+            status=self._status,
+        )
+        for activity, summary in (
+            (names.REMEMBER_TURN, "remember: history and latest actions"),
+            (names.EPISODIC_CAPTURE, "episodic capture"),
+        ):
+            events = await self._activity(activity, request, list[str], summary)
+            self._memory_events.extend(events)
+        self._stage = "done"
+
+    # ----- human in the loop ------------------------------------------------------------------
+
+    async def _ask(self, request: HitlRequest) -> Decision:
+        """Wait for the answer until the request expires (timer from the first ask)."""
+        self._pending, self._decision = request, None
+        self._status = TurnStatus.AWAITING_HUMAN
+        workflow.upsert_search_attributes(
+            [sa.AWAITING_HUMAN.value_set(True), sa.HITL_KIND.value_set(request.kind.value)]
+        )
+        workflow.set_current_details(current_details(request))
+        await self._tell_thread(names.THREAD_HITL_OPENED_SIGNAL, request)
+        timeout = max(request.expires_at - workflow.now(), timedelta(seconds=1))
+        try:
+            await workflow.wait_condition(
+                lambda: self._decision is not None,
+                timeout=timeout,
+                timeout_summary=f"{request.kind.value} expires",
+            )
+        except TimeoutError:
+            self._outcomes.append(
+                HitlOutcome(hitl_id=request.hitl_id, kind=request.kind, status="expired")
+            )
+            raise TurnExpired() from None
+        finally:
+            self._pending = None
+            self._status = TurnStatus.RUNNING
+            workflow.upsert_search_attributes([sa.AWAITING_HUMAN.value_set(False)])
+            workflow.set_current_details("")
+            await self._tell_thread(names.THREAD_HITL_CLOSED_SIGNAL, request.hitl_id)
+        decision = self._decision
+        assert decision is not None
+        self._outcomes.append(
+            HitlOutcome(
+                hitl_id=request.hitl_id, kind=request.kind, status="answered", decision=decision
+            )
+        )
+        return decision
+
+    async def _tell_thread(self, signal: str, arg: Any) -> None:
+        """Keep the parent thread's view of the pending question current (for chat answers)."""
+        parent = workflow.info().parent
+        if parent is None:
+            return
+        handle = workflow.get_external_workflow_handle(parent.workflow_id)
+        await handle.signal(signal, arg)
+
+    async def _learn(
+        self, namespace: PreferenceNamespace, decision: str, messages: list[str]
+    ) -> None:
+        update = PreferenceUpdate(
+            user_id=self._message.user_id,
+            namespace=namespace,
+            decision=decision,
+            messages=messages,
+            turn_id=self._turn_id,
+        )
+        events = await self._activity(
+            names.UPDATE_PREFERENCES,
+            update,
+            list[str],
+            f"learn {namespace} from {decision}",
+            timeout=LLM_TIMEOUT,
+        )
+        self._memory_events.extend(events)
+
+    # ----- small helpers --------------------------------------------------------------------
+
+    async def _classify(self, classification: Classification) -> None:
+        self._classification = classification
+        workflow.upsert_search_attributes([sa.CLASSIFICATION.value_set(classification.value)])
+
+    async def _activity(
+        self,
+        name: str,
+        arg: Any,
+        result_type: Any,
+        summary: str,
+        *,
+        timeout: timedelta = STORE_TIMEOUT,
+    ) -> Any:
+        return await workflow.execute_activity(
+            name,
+            arg,
+            result_type=result_type,
+            start_to_close_timeout=timeout,
+            retry_policy=LLM_RETRY if timeout is LLM_TIMEOUT else STORE_RETRY,
+            summary=summary[:200],
+        )
+
+    def _email_markdown(self) -> str:
+        email = self._message.email
+        return email.markdown() if email else self._message.text
+
+    def _email_subject(self) -> str:
+        return self._message.email.subject if self._message.email else self._message.text[:60]
+
+    def _request_text(self) -> str:
+        return self._email_markdown() if self._message.email else self._message.text
+
+
+def _granted(connected: list[str]) -> set[str]:
+    """Capability families a user has connected ('reminders' or 'email.send' → its family)."""
+    return {c.split(".")[0] for c in connected}
+
+
+def _with_args(plan: Plan, step_id: str, args: dict[str, Any]) -> Plan:
+    steps = [s.model_copy(update={"args": args}) if s.id == step_id else s for s in plan.steps]
+    return plan.model_copy(update={"steps": steps})
+
+
+def _failed(step: PlanStep, error: str) -> ExecutionResult:
+    return ExecutionResult(
+        step_id=step.id, capability=step.capability, success=False, summary=error, error=error
+    )
+
+
+def _ignored(step: PlanStep) -> str:
+    return (
+        f"The user ignored the proposed {step.capability} ({step.description}): do not propose it."
+    )
