@@ -67,9 +67,7 @@ async def migrate(pool: Pool) -> list[str]:
                     continue
                 async with conn.transaction():
                     await conn.execute(sql.encode())  # no parameters: may hold many statements
-                    await conn.execute(
-                        "INSERT INTO schema_migrations (name) VALUES (%s)", (name,)
-                    )
+                    await conn.execute("INSERT INTO schema_migrations (name) VALUES (%s)", (name,))
                 _log.info("applied migration %s", name)
                 applied_now.append(name)
         finally:

@@ -13,6 +13,7 @@ crashed process never keeps the server alive for ever.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import pwd
@@ -23,6 +24,7 @@ from typing import Any
 
 import psutil
 import psycopg
+from psycopg import sql
 
 _log = logging.getLogger(__name__)
 
@@ -89,10 +91,11 @@ def create_extensions(url: str) -> None:
     """Create the extensions Memoir needs (`vector`, `pg_trgm`) in the database at `url`."""
     with psycopg.connect(url, autocommit=True) as conn:
         for name in EXTENSIONS:
-            try:
-                conn.execute(f"CREATE EXTENSION IF NOT EXISTS {name}")  # names are constants
-            except psycopg.errors.UniqueViolation:
-                pass  # created concurrently by another process
+            # UniqueViolation: another process created it at the same moment.
+            with contextlib.suppress(psycopg.errors.UniqueViolation):
+                conn.execute(
+                    sql.SQL("CREATE EXTENSION IF NOT EXISTS {}").format(sql.Identifier(name))
+                )
 
 
 def start_embedded_postgres(data_dir: Path) -> EmbeddedPostgres:

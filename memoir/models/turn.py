@@ -141,6 +141,7 @@ class ExecutionResult(BaseModel):
     capability: str
     success: bool
     summary: str
+    args: dict[str, Any] = Field(default_factory=dict, description="The args it executed with.")
     data: dict[str, Any] = Field(default_factory=dict)
     error: str | None = None
     latest_action: LatestAction | None = None

@@ -21,7 +21,9 @@ def _tool_calls(calls: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     for call in calls:
         if not call.get("id") or not call.get("name"):
             raise ValueError(f"a tool call needs an id and a name, got {dict(call)!r}")
-        out.append({"id": str(call["id"]), "name": str(call["name"]), "args": call.get("args") or {}})
+        out.append(
+            {"id": str(call["id"]), "name": str(call["name"]), "args": call.get("args") or {}}
+        )
     return out
 
 

