@@ -1,10 +1,10 @@
 """Stage 6: plan the turn (seed 002 PlannerNode)."""
 
-from memoir.planner import make_plan
 from temporalio import activity
 
 from activities.deps import Deps
 from memoir.models import Plan, PlanRequest, names
+from memoir.planner import make_plan
 
 
 class PlanActivities:

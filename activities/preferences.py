@@ -1,10 +1,10 @@
 """Preference memories learn from human decisions (seed 000 `update_memory`)."""
 
-from memoir.preference_update import updated_preferences
 from temporalio import activity
 
 from activities.deps import Deps
 from memoir.models import PreferenceUpdate, names
+from memoir.preference_update import updated_preferences
 
 
 class PreferenceActivities:

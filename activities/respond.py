@@ -1,10 +1,10 @@
 """Stage 11: join the results and write the reply (seed 002 Join → Formatter → Writer)."""
 
-from memoir.responder import write_reply
 from temporalio import activity
 
 from activities.deps import Deps
 from memoir.models import ReplyRequest, names
+from memoir.responder import write_reply
 
 
 class RespondActivities:

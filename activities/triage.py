@@ -1,11 +1,11 @@
 """Stage 4: triage an email into ignore / notify / respond (seed 000 triage router)."""
 
-from memoir.triage import triage_email
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from activities.deps import Deps
 from memoir.models import TriageDecision, TriageRequest, names
+from memoir.triage import triage_email
 
 
 class TriageActivities:
