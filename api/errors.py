@@ -9,7 +9,7 @@ Every error body is::
 
 - ``code``: a stable, machine-readable string (``malformed_json``, ``validation_error``,
   ``unsupported_media_type``, ``unauthorized``, ``not_found``, ``method_not_allowed``,
-  ``conflict``, ``expired``, ``invalid_answer``, ``body_too_large``, ``rejected``,
+  ``not_pending``, ``expired``, ``invalid_answer``, ``body_too_large``, ``rejected``,
   ``temporal_unavailable``, ``internal_error`` ...).
 - ``message``: one sentence a person can read.
 - ``details``: per-field problems (``field`` is dotted: ``text``, ``path.turn_id``, ``gmail.to``);

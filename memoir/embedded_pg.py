@@ -18,6 +18,7 @@ import logging
 import os
 import pwd
 import shutil
+import warnings
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -104,7 +105,10 @@ def start_embedded_postgres(data_dir: Path) -> EmbeddedPostgres:
     `data_dir` is Memoir's data folder (created if missing); the cluster gets its own subfolder
     because `initdb` needs an empty folder. Blocks for a second or two on first start.
     """
-    import pgserver  # imported lazily: it takes a file lock and registers atexit hooks
+    with warnings.catch_warnings():
+        # platformdirs warns when XDG_RUNTIME_DIR is unset (root, CI) and falls back to /tmp.
+        warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR")
+        import pgserver  # imported lazily: it creates a lock file and registers atexit hooks
 
     _check_root_prerequisites()
     data_dir = Path(data_dir).expanduser().resolve()

@@ -8,6 +8,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from temporalio.client import Client
+
 from memoir.models import names
 
 SEARCH_ATTRIBUTE_TYPES = {
@@ -80,3 +82,24 @@ async def start_dev_server(data_dir: Path, *, port: int = 7233, ui_port: int = 8
         await asyncio.sleep(0.25)
     process.terminate()
     raise TimeoutError(f"temporal dev server did not listen on {port} within 60 s")
+
+
+async def register_search_attributes(client: Client) -> None:
+    """Register Memoir's search attributes on any server (dev, test, cluster); idempotent."""
+    from temporalio.api.enums.v1 import IndexedValueType
+    from temporalio.api.operatorservice.v1 import AddSearchAttributesRequest
+    from temporalio.service import RPCError, RPCStatusCode
+
+    kinds = {
+        "Keyword": IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
+        "Bool": IndexedValueType.INDEXED_VALUE_TYPE_BOOL,
+    }
+    request = AddSearchAttributesRequest(
+        namespace=client.namespace,
+        search_attributes={k: kinds[v] for k, v in SEARCH_ATTRIBUTE_TYPES.items()},
+    )
+    try:
+        await client.operator_service.add_search_attributes(request)
+    except RPCError as error:
+        if error.status is not RPCStatusCode.ALREADY_EXISTS:
+            raise

@@ -28,7 +28,7 @@ def database_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 @pytest.fixture(scope="session")
 async def pool(database_url: str) -> AsyncIterator[Pool]:
-    """A migrated connection pool shared by the session; tests isolate by creating their own user."""
+    """A migrated pool shared by the session; tests isolate by creating their own user."""
     pool = await open_pool(database_url, min_size=1, max_size=4)
     try:
         await migrate(pool)

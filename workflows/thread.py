@@ -3,7 +3,7 @@
 from datetime import timedelta
 
 from temporalio import workflow
-from temporalio.common import TypedSearchAttributes, WorkflowIDReusePolicy
+from temporalio.common import SearchAttributePair, TypedSearchAttributes, WorkflowIDReusePolicy
 from temporalio.exceptions import ChildWorkflowError, WorkflowAlreadyStartedError
 from temporalio.workflow import ParentClosePolicy
 
@@ -138,10 +138,10 @@ class ThreadWorkflow:
                 parent_close_policy=ParentClosePolicy.ABANDON,
                 search_attributes=TypedSearchAttributes(
                     [
-                        sa.USER_ID.value_set(message.user_id),
-                        sa.THREAD_ID.value_set(message.thread_id),
-                        sa.CHANNEL.value_set(message.channel.value),
-                        sa.AWAITING_HUMAN.value_set(False),
+                        SearchAttributePair(sa.USER_ID, message.user_id),
+                        SearchAttributePair(sa.THREAD_ID, message.thread_id),
+                        SearchAttributePair(sa.CHANNEL, message.channel.value),
+                        SearchAttributePair(sa.AWAITING_HUMAN, False),
                     ]
                 ),
                 static_summary=f"{message.channel.value}: {_headline(message)}",

@@ -16,7 +16,8 @@ from memoir.stores._common import require_aware, user_must_exist
 
 ReminderStatus = Literal["pending", "completed", "deleted", "delivered"]
 
-SIMILARITY_MIN = 0.3
+SIMILARITY_MIN = 0.3  # pg_trgm similarity(text, query)
+WORD_SIMILARITY_MIN = 0.5  # pg_trgm word_similarity(query, text): typos of a word
 # Words that say nothing about which reminder is meant.
 _STOPWORDS = frozenset(
     {"the", "and", "for", "about", "that", "this", "with", "from", "into", "please"}
@@ -148,8 +149,9 @@ class ReminderStore:
     async def find(self, user_id: str, query: str) -> builtins.list[Reminder]:
         """Pending reminders whose text matches `query`, best match first.
 
-        A reminder matches when it contains one of the query's words (ILIKE) or its trigram
-        similarity to the query exceeds 0.3; ranking: most words matched, then similarity.
+        A reminder matches when it contains one of the query's words (ILIKE), when its trigram
+        similarity to the query exceeds 0.3, or when the query is close to a part of it (pg_trgm
+        word similarity >= 0.5: typos). Ranking: most words contained, then similarity.
         """
         query = query.strip()
         if not query:
@@ -159,11 +161,18 @@ class ReminderStore:
                 f"SELECT {_COLUMNS} FROM ("
                 f" SELECT {_COLUMNS},"
                 "  (SELECT count(*) FROM unnest(%(p)s::text[]) AS p WHERE text ILIKE p) AS hits,"
-                "  similarity(text, %(q)s) AS sim"
+                "  similarity(text, %(q)s) AS sim,"
+                "  word_similarity(%(q)s, text) AS word_sim"
                 " FROM reminders WHERE user_id = %(u)s AND status = 'pending'"
-                ") AS r WHERE hits > 0 OR sim > %(min)s"
-                " ORDER BY hits DESC, sim DESC, due_at",
-                {"u": user_id, "q": query, "p": _like_patterns(query), "min": SIMILARITY_MIN},
+                ") AS r WHERE hits > 0 OR sim > %(min)s OR word_sim >= %(word_min)s"
+                " ORDER BY hits DESC, greatest(sim, word_sim) DESC, sim DESC, due_at",
+                {
+                    "u": user_id,
+                    "q": query,
+                    "p": _like_patterns(query),
+                    "min": SIMILARITY_MIN,
+                    "word_min": WORD_SIMILARITY_MIN,
+                },
             )
             rows = await cur.fetchall()
         return [_reminder(r) for r in rows]

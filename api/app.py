@@ -1,0 +1,78 @@
+"""The FastAPI application: ingest, turns and the inbox over Temporal and Postgres."""
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
+
+from fastapi import FastAPI
+from temporalio.client import Client
+
+from api.errors import MAX_BODY_BYTES, install_error_handlers
+from api.routes import inbox, messages, turns
+from api.schemas import Health
+from memoir.db import migrate, open_pool
+from memoir.settings import Settings, get_settings
+from memoir.stores import Stores
+from temporal.client import connect
+
+
+@asynccontextmanager
+async def _open_stores(settings: Settings) -> AsyncIterator[Stores]:
+    """A migrated pool on `database_url`, or on an embedded Postgres under `data_dir` if unset."""
+    async with AsyncExitStack() as stack:
+        url = settings.database_url
+        if url is None:
+            from memoir.embedded_pg import start_embedded_postgres
+
+            server = await asyncio.to_thread(start_embedded_postgres, settings.data_dir)
+            stack.callback(server.stop)
+            url = server.url
+        pool = await open_pool(url)
+        stack.push_async_callback(pool.close)
+        await migrate(pool)
+        yield Stores.from_pool(pool)
+
+
+@asynccontextmanager
+async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
+    """Open what `create_app` was not given: the database and the Temporal client."""
+    state = app.state
+    async with AsyncExitStack() as stack:
+        if state.stores is None:
+            state.stores = await stack.enter_async_context(_open_stores(state.settings))
+            stack.callback(setattr, state, "stores", None)
+        if state.client is None:
+            state.client = await connect(state.settings)
+            stack.callback(setattr, state, "client", None)
+        yield
+
+
+def create_app(
+    settings: Settings | None = None,
+    *,
+    client: Client | None = None,
+    stores: Stores | None = None,
+) -> FastAPI:
+    """The API; a given `client` or `stores` is used as is, the others open in the lifespan."""
+    app = FastAPI(
+        title="Memoir",
+        summary="A durable assistant runtime: every message is a Temporal workflow turn.",
+        version="0.1.0",
+        lifespan=_lifespan,
+        max_body_size=MAX_BODY_BYTES,
+    )
+    app.state.settings = settings or get_settings()
+    app.state.client = client
+    app.state.stores = stores
+    install_error_handlers(app)
+    app.include_router(messages.router)
+    app.include_router(turns.router)
+    app.include_router(inbox.router)
+    app.include_router(inbox.page_router)
+
+    @app.get("/healthz", tags=["health"])
+    async def healthz() -> Health:
+        """Liveness: the process answers."""
+        return Health()
+
+    return app

@@ -1,0 +1,226 @@
+"""What the routes ask of Temporal: ingest by update-with-start, turn views and pending requests."""
+
+import asyncio
+from datetime import timedelta
+from typing import Any
+
+from pydantic import TypeAdapter
+from temporalio.client import (
+    Client,
+    RPCTimeoutOrCancelledError,
+    WithStartWorkflowOperation,
+    WorkflowExecutionDescription,
+    WorkflowExecutionStatus,
+    WorkflowHandle,
+    WorkflowQueryFailedError,
+    WorkflowQueryRejectedError,
+    WorkflowUpdateFailedError,
+    WorkflowUpdateRPCTimeoutOrCancelledError,
+)
+from temporalio.common import (
+    SearchAttributePair,
+    TypedSearchAttributes,
+    WorkflowIDConflictPolicy,
+)
+from temporalio.service import RPCError, RPCStatusCode
+
+from api.errors import ApiError, not_found
+from memoir.models import (
+    Classification,
+    HitlAnswer,
+    HitlRequest,
+    IncomingMessage,
+    RouteResult,
+    ThreadInput,
+    ThreadState,
+    TurnResult,
+    TurnStatus,
+    TurnView,
+)
+from memoir.models import search_attributes as sa
+from memoir.models.names import (
+    SA_AWAITING_HUMAN,
+    SA_USER_ID,
+    THREAD_STATE_QUERY,
+    THREAD_SUBMIT_UPDATE,
+    THREAD_WORKFLOW,
+    TURN_ANSWER_SIGNAL,
+    TURN_PENDING_QUERY,
+    TURN_VIEW_QUERY,
+    TURN_WORKFLOW,
+    thread_workflow_id,
+)
+from memoir.settings import Settings
+
+# How long a query may take before the turn counts as not answering (no worker, stuck task).
+QUERY_TIMEOUT = timedelta(seconds=5)
+# Most pending requests listed at once (there is at most one per thread).
+INBOX_LIMIT = 200
+
+_QUERY_ERRORS = (
+    WorkflowQueryFailedError,
+    WorkflowQueryRejectedError,
+    RPCTimeoutOrCancelledError,
+    RPCError,
+)
+_PENDING = TypeAdapter(HitlRequest | None)
+
+
+def owns_turn(user_id: str, turn_id: str) -> bool:
+    """Whether `turn_id` is a turn of this user (`turn:{user_id}:{thread}:{message}`)."""
+    parts = turn_id.split(":")
+    return len(parts) == 4 and parts[0] == "turn" and parts[1] == user_id
+
+
+async def submit_message(
+    client: Client, settings: Settings, message: IncomingMessage
+) -> RouteResult:
+    """Send a message to its thread workflow by update-with-start; the thread's routing decision."""
+    start: WithStartWorkflowOperation[Any, Any] = WithStartWorkflowOperation(
+        THREAD_WORKFLOW,
+        ThreadInput(
+            user_id=message.user_id,
+            thread_id=message.thread_id,
+            channel=message.channel,
+            hitl_ttl_seconds=settings.hitl_ttl_seconds,
+            idle_hours=settings.thread_idle_hours,
+            max_replans=settings.max_replans,
+        ),
+        id=thread_workflow_id(message.user_id, message.thread_id),
+        id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+        task_queue=settings.task_queue,
+        search_attributes=TypedSearchAttributes(
+            [
+                SearchAttributePair(sa.USER_ID, message.user_id),
+                SearchAttributePair(sa.THREAD_ID, message.thread_id),
+                SearchAttributePair(sa.CHANNEL, message.channel.value),
+            ]
+        ),
+    )
+    try:
+        result: RouteResult = await client.execute_update_with_start_workflow(
+            THREAD_SUBMIT_UPDATE, message, start_workflow_operation=start, result_type=RouteResult
+        )
+    except WorkflowUpdateFailedError as err:
+        raise ApiError(422, "rejected", f"The thread refused the message: {err.cause}") from err
+    except WorkflowUpdateRPCTimeoutOrCancelledError as err:
+        message_text = "The thread did not answer in time; send again with the same message_id."
+        raise ApiError(503, "timeout", message_text) from err
+    return result
+
+
+async def _describe(handle: WorkflowHandle) -> WorkflowExecutionDescription | None:
+    """The workflow's description, or None when there is no such workflow."""
+    try:
+        return await handle.describe()
+    except RPCError as err:
+        if err.status == RPCStatusCode.NOT_FOUND:
+            return None
+        raise
+
+
+async def turn_view(client: Client, turn_id: str) -> TurnView | None:
+    """The turn as `GET /v1/turns/{id}` shows it, or None when no such workflow exists."""
+    handle = client.get_workflow_handle(turn_id, result_type=TurnResult)
+    description = await _describe(handle)
+    if description is None:
+        return None
+    if description.status == WorkflowExecutionStatus.RUNNING:
+        return await _running_view(handle, description)
+    if description.status == WorkflowExecutionStatus.COMPLETED:
+        result: TurnResult = await handle.result()
+        return TurnView(
+            turn_id=turn_id,
+            status=result.status,
+            stage="done",
+            classification=result.classification,
+            reply=result.reply,
+            actions=result.actions,
+        )
+    stage = description.status.name.lower() if description.status else "unknown"
+    return TurnView(turn_id=turn_id, status=TurnStatus.FAILED, stage=stage)
+
+
+async def _running_view(
+    handle: WorkflowHandle, description: WorkflowExecutionDescription
+) -> TurnView:
+    """The `view` query; if the turn cannot answer, what its search attributes say."""
+    try:
+        view: TurnView = await handle.query(
+            TURN_VIEW_QUERY, result_type=TurnView, rpc_timeout=QUERY_TIMEOUT
+        )
+        return view
+    except _QUERY_ERRORS:
+        attributes = description.typed_search_attributes
+        awaiting = attributes.get(sa.AWAITING_HUMAN)
+        classification = attributes.get(sa.CLASSIFICATION)
+        return TurnView(
+            turn_id=handle.id,
+            status=TurnStatus.AWAITING_HUMAN if awaiting else TurnStatus.RUNNING,
+            stage="unknown",
+            classification=(
+                Classification(classification) if classification in set(Classification) else None
+            ),
+        )
+
+
+async def queued_stage(client: Client, user_id: str, thread_id: str, turn_id: str) -> str | None:
+    """`queued` when the thread holds the turn back, `starting` while it starts it, else None."""
+    handle = client.get_workflow_handle(thread_workflow_id(user_id, thread_id))
+    description = await _describe(handle)
+    if description is None or description.status != WorkflowExecutionStatus.RUNNING:
+        return None
+    try:
+        state: ThreadState = await handle.query(
+            THREAD_STATE_QUERY, result_type=ThreadState, rpc_timeout=QUERY_TIMEOUT
+        )
+    except _QUERY_ERRORS:
+        return None
+    if turn_id in state.queued_turn_ids:
+        return "queued"
+    return "starting" if state.running_turn_id == turn_id else None
+
+
+async def _pending_of(handle: WorkflowHandle) -> HitlRequest | None:
+    raw = await handle.query(TURN_PENDING_QUERY, rpc_timeout=QUERY_TIMEOUT)
+    return _PENDING.validate_python(raw)
+
+
+def _quoted(value: str) -> str:
+    """A string literal for a visibility query."""
+    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+async def pending_requests(client: Client, user_id: str) -> list[HitlRequest]:
+    """Every request of this user waiting on a human, soonest expiry first."""
+    query = (
+        f"WorkflowType={_quoted(TURN_WORKFLOW)} AND {SA_USER_ID}={_quoted(user_id)} "
+        f"AND {SA_AWAITING_HUMAN}=true AND ExecutionStatus='Running'"
+    )
+    handles = [
+        client.get_workflow_handle(execution.id, run_id=execution.run_id)
+        async for execution in client.list_workflows(query, limit=INBOX_LIMIT)
+    ]
+    answers = await asyncio.gather(*(_pending_of(h) for h in handles), return_exceptions=True)
+    found = [a for a in answers if isinstance(a, HitlRequest) and a.user_id == user_id]
+    return sorted(found, key=lambda request: request.expires_at)
+
+
+async def current_request(client: Client, turn_id: str) -> HitlRequest | None:
+    """The request the turn waits on now (None if it waits on nothing); 404 if no such turn."""
+    handle = client.get_workflow_handle(turn_id)
+    description = await _describe(handle)
+    if description is None:
+        raise not_found("No such request.")
+    if description.status != WorkflowExecutionStatus.RUNNING:
+        return None
+    try:
+        return await _pending_of(handle)
+    except _QUERY_ERRORS as err:
+        message = "The turn did not answer its pending query in time; try again."
+        raise ApiError(503, "turn_unavailable", message) from err
+
+
+async def send_answer(client: Client, turn_id: str, answer: HitlAnswer) -> None:
+    """Signal the answer to the waiting turn."""
+    await client.get_workflow_handle(turn_id).signal(TURN_ANSWER_SIGNAL, answer)

@@ -1,0 +1,65 @@
+"""The inbox: pending human-in-the-loop requests, as JSON and as a small HTML page."""
+
+from datetime import UTC, datetime
+from functools import cache
+from importlib import resources
+
+from fastapi import APIRouter, status
+from fastapi.responses import HTMLResponse
+
+from api import gateway
+from api.deps import ClientDep, CurrentUser
+from api.errors import ERROR_RESPONSES, ApiError, not_found
+from api.schemas import AnswerAccepted
+from memoir.models import AnswerSource, HitlAnswer, HitlRequest, HumanResponse
+from memoir.models.answers import InvalidAnswer, interpret_answer
+
+router = APIRouter(prefix="/v1", tags=["inbox"], responses=ERROR_RESPONSES)
+page_router = APIRouter(include_in_schema=False)
+
+
+@router.get("/inbox")
+async def list_inbox(user: CurrentUser, client: ClientDep) -> list[HitlRequest]:
+    """The pending requests of this user, soonest expiry first."""
+    return await gateway.pending_requests(client, user.user_id)
+
+
+def _expired(request: HitlRequest) -> bool:
+    expires_at = request.expires_at
+    if expires_at.tzinfo is None:
+        expires_at = expires_at.replace(tzinfo=UTC)
+    return expires_at <= datetime.now(UTC)
+
+
+@router.post("/inbox/{hitl_id}", status_code=status.HTTP_202_ACCEPTED)
+async def answer_request(
+    hitl_id: str, response: HumanResponse, user: CurrentUser, client: ClientDep
+) -> AnswerAccepted:
+    """Answer a pending request: 404 unknown, 409 not pending or expired, 422 invalid answer."""
+    turn_id = hitl_id.rsplit(":", 1)[0]
+    if ":" not in hitl_id or not gateway.owns_turn(user.user_id, turn_id):
+        raise not_found(f"No request {hitl_id}.")
+    request = await gateway.current_request(client, turn_id)
+    if request is None or request.hitl_id != hitl_id:
+        message = f"Request {hitl_id} is not pending (answered or expired)."
+        raise ApiError(409, "not_pending", message)
+    if _expired(request):
+        raise ApiError(409, "expired", f"Request {hitl_id} expired at {request.expires_at}.")
+    answer = HitlAnswer(hitl_id=hitl_id, response=response, source=AnswerSource.INBOX)
+    try:
+        interpret_answer(request, answer)
+    except InvalidAnswer as err:
+        raise ApiError(422, "invalid_answer", str(err)) from err
+    await gateway.send_answer(client, turn_id, answer)
+    return AnswerAccepted(hitl_id=hitl_id)
+
+
+@cache
+def _page() -> str:
+    return (resources.files("api") / "templates" / "inbox.html").read_text(encoding="utf-8")
+
+
+@page_router.get("/inbox", response_class=HTMLResponse)
+async def inbox_page() -> HTMLResponse:
+    """The inbox page: paste a token, see pending requests, answer them."""
+    return HTMLResponse(_page())

@@ -1,0 +1,252 @@
+"""The `memoir` command line.
+
+The CLI is the composition root: its commands import the worker, the API and the stack lazily,
+so `memoir` itself stays below them in the layering.
+"""
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+from collections.abc import Coroutine
+from typing import Annotated, Any
+
+import httpx
+import typer
+from rich.console import Console
+
+from memoir.settings import Settings, get_settings
+
+app = typer.Typer(help="Memoir: a durable assistant runtime on Temporal.", no_args_is_help=True)
+users_app = typer.Typer(help="Manage users and their bearer tokens.", no_args_is_help=True)
+app.add_typer(users_app, name="users")
+console = Console()
+
+ApiUrl = Annotated[str, typer.Option(envvar="MEMOIR_API_URL", help="Base URL of the API.")]
+Token = Annotated[str, typer.Option(envvar="MEMOIR_TOKEN", help="Your bearer token.")]
+
+
+def _run(coro: Coroutine[Any, Any, Any]) -> Any:
+    with contextlib.suppress(KeyboardInterrupt):
+        return asyncio.run(coro)
+
+
+@app.command()
+def dev() -> None:
+    """Start the embedded stack (Postgres, Temporal + Web UI, worker, API) until Ctrl-C."""
+    _run(_dev(get_settings()))
+
+
+async def _dev(settings: Settings) -> None:
+    from api.app import create_app
+    from temporal.stack import dev_user, start_stack
+
+    stack = await start_stack(settings, app_factory=create_app, say=console.print)
+    try:
+        user, token = await dev_user(stack.stores)
+        console.print(f"\n[bold green]Memoir is up.[/]  Temporal Web UI: {stack.temporal_ui}")
+        console.print(f"API: {stack.api_url}/docs   Inbox page: {stack.api_url}/inbox")
+        console.print(f"Temporal frontend: {settings.temporal_address}   data: {settings.data_dir}")
+        console.print(f"Dev user [bold]{user.user_id}[/], token: [bold]{token}[/]")
+        console.print(f"  export MEMOIR_TOKEN={token}\nCtrl-C stops everything.")
+        await asyncio.Event().wait()
+    finally:
+        await stack.stop()
+
+
+@app.command()
+def demo(
+    interactive: Annotated[bool, typer.Option(help="Ask me instead of answering.")] = False,
+    hitl_ttl: Annotated[
+        int, typer.Option(help="Seconds a question waits (short, so expiry shows).")
+    ] = 15,
+) -> None:
+    """The main job: run the sample inbox through the system and show what happened."""
+    settings = get_settings().model_copy(update={"hitl_ttl_seconds": hitl_ttl})
+    _run(_demo(settings, interactive))
+
+
+async def _demo(settings: Settings, interactive: bool) -> None:
+    from api.app import create_app
+    from memoir.demo import outcome_table, run_demo
+    from temporal.stack import start_stack
+
+    stack = await start_stack(settings, app_factory=create_app, say=console.print)
+    try:
+        user, token = await stack.stores.users.create_user(
+            "Demo", timezone="Europe/Paris", capabilities=("reminders",)
+        )
+        console.print(
+            f"demo user {user.user_id}; questions expire after {settings.hitl_ttl_seconds}s"
+        )
+        assert stack.api_url is not None
+        rows = await run_demo(
+            stack.api_url, token, console, interactive=interactive, ttl=settings.hitl_ttl_seconds
+        )
+        console.print(outcome_table(rows))
+        await _show_learning(stack.stores, user.user_id)
+        console.print(f"Inspect the turns in the Temporal Web UI: {stack.temporal_ui}")
+    finally:
+        await stack.stop()
+
+
+async def _show_learning(stores: Any, user_id: str) -> None:
+    for namespace in ("triage_preferences", "response_preferences", "cal_preferences"):
+        versions = await stores.preferences.history(user_id, namespace)
+        learned = [v for v in versions if v.decision != "default"]
+        if learned:
+            console.print(f"[bold]{namespace}[/] learned from {len(learned)} decision(s):")
+            console.print(versions[0].content)
+
+
+@app.command()
+def worker() -> None:
+    """Run a worker against TEMPORAL_ADDRESS and the database (embedded if none is set)."""
+    from temporal.worker import run_worker
+
+    logging.basicConfig(level=logging.INFO)
+    settings = get_settings()
+    _run(run_worker(settings, _database_url(settings)))
+
+
+@app.command()
+def api() -> None:
+    """Serve the HTTP API (uvicorn) on MEMOIR_API_HOST:MEMOIR_API_PORT."""
+    import uvicorn
+
+    settings = get_settings()
+    os.environ.setdefault("MEMOIR_DATABASE_URL", _database_url(settings))
+    get_settings.cache_clear()
+    uvicorn.run("api.app:create_app", factory=True, host=settings.api_host, port=settings.api_port)
+
+
+def _database_url(settings: Settings) -> str:
+    if settings.database_url:
+        return settings.database_url
+    from memoir.embedded_pg import start_embedded_postgres
+
+    return start_embedded_postgres(settings.data_dir).url
+
+
+@users_app.command("create")
+def users_create(
+    name: str,
+    timezone: Annotated[str, typer.Option(help="IANA timezone, e.g. Europe/Paris.")] = "UTC",
+    capability: Annotated[
+        list[str] | None, typer.Option(help="Connected capability (repeatable).")
+    ] = None,
+) -> None:
+    """Create a user and print its bearer token (shown once)."""
+
+    async def create() -> None:
+        async with _stores() as stores:
+            user, token = await stores.users.create_user(
+                name, timezone=timezone, capabilities=capability or ["reminders"]
+            )
+        console.print(f"user {user.user_id} ({', '.join(user.capabilities)})")
+        print(token)
+
+    _run(create())
+
+
+@users_app.command("list")
+def users_list() -> None:
+    """List users."""
+
+    async def show() -> None:
+        async with _stores() as stores:
+            for user in await stores.users.list_users():
+                console.print(f"{user.user_id}\t{user.name}\t{user.timezone}\t{user.capabilities}")
+
+    _run(show())
+
+
+@contextlib.asynccontextmanager
+async def _stores() -> Any:
+    from memoir.db import migrate, open_pool
+    from memoir.stores import Stores
+
+    pool = await open_pool(_database_url(get_settings()))
+    try:
+        await migrate(pool)
+        yield Stores.from_pool(pool)
+    finally:
+        await pool.close()
+
+
+def _http(url: str, token: str) -> httpx.Client:
+    return httpx.Client(base_url=url, headers={"Authorization": f"Bearer {token}"}, timeout=30)
+
+
+def _show(response: httpx.Response) -> None:
+    if response.status_code >= 400:
+        console.print(f"[red]{response.status_code}[/] {response.text}")
+        raise typer.Exit(1)
+    console.print_json(json.dumps(response.json()))
+
+
+@app.command()
+def send(
+    text: str,
+    thread: Annotated[str, typer.Option(help="Thread id.")] = "cli",
+    message_id: Annotated[str | None, typer.Option(help="Message id (default: random).")] = None,
+    url: ApiUrl = "http://127.0.0.1:8000",
+    token: Token = "",
+) -> None:
+    """Send a chat message to a thread."""
+    import uuid
+
+    body = {"thread_id": thread, "message_id": message_id or uuid.uuid4().hex, "text": text}
+    with _http(url, token) as client:
+        _show(client.post("/v1/messages", json=body))
+
+
+@app.command()
+def inbox(url: ApiUrl = "http://127.0.0.1:8000", token: Token = "") -> None:
+    """List your pending questions."""
+    with _http(url, token) as client:
+        _show(client.get("/v1/inbox"))
+
+
+@app.command()
+def answer(
+    hitl_id: str,
+    kind: Annotated[str, typer.Argument(help="accept, ignore, response or edit.")],
+    args: Annotated[
+        str | None, typer.Argument(help="Text, or JSON {action, args} for edit.")
+    ] = None,
+    url: ApiUrl = "http://127.0.0.1:8000",
+    token: Token = "",
+) -> None:
+    """Answer a pending question through the inbox endpoint."""
+    payload: dict[str, Any] = {"type": kind}
+    if args is not None:
+        payload["args"] = json.loads(args) if kind == "edit" else args
+    with _http(url, token) as client:
+        _show(client.post(f"/v1/inbox/{hitl_id}", json=payload))
+
+
+@app.command()
+def turn(turn_id: str, url: ApiUrl = "http://127.0.0.1:8000", token: Token = "") -> None:
+    """Show a turn's status, question, reply and actions."""
+    with _http(url, token) as client:
+        _show(client.get(f"/v1/turns/{turn_id}"))
+
+
+@app.command()
+def replay(
+    regenerate: Annotated[bool, typer.Option(help="Record the histories anew first.")] = False,
+) -> None:
+    """Replay the committed workflow histories (tests/histories) against today's code."""
+    from temporal.histories import HISTORY_DIR, record_histories, replay_histories
+
+    if regenerate:
+        written = _run(record_histories(HISTORY_DIR, say=console.print))
+        console.print(f"recorded {len(written)} histories in {HISTORY_DIR}")
+    replayed = _run(replay_histories(HISTORY_DIR))
+    console.print(f"[green]replayed {len(replayed)} histories without nondeterminism[/]")
+
+
+if __name__ == "__main__":
+    app()

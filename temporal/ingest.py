@@ -1,0 +1,42 @@
+"""Ingest: a message goes to its thread workflow by update-with-start, in one round trip."""
+
+from temporalio.client import Client, WithStartWorkflowOperation
+from temporalio.common import SearchAttributePair, TypedSearchAttributes, WorkflowIDConflictPolicy
+
+from memoir.models import IncomingMessage, RouteResult, ThreadInput, names
+from memoir.models import search_attributes as sa
+from memoir.settings import Settings
+
+
+async def submit_message(
+    client: Client, settings: Settings, message: IncomingMessage
+) -> RouteResult:
+    """Start the thread workflow if needed (conflict policy use-existing) and route the message."""
+    start = WithStartWorkflowOperation(
+        names.THREAD_WORKFLOW,
+        ThreadInput(
+            user_id=message.user_id,
+            thread_id=message.thread_id,
+            channel=message.channel,
+            hitl_ttl_seconds=settings.hitl_ttl_seconds,
+            idle_hours=settings.thread_idle_hours,
+            max_replans=settings.max_replans,
+        ),
+        id=names.thread_workflow_id(message.user_id, message.thread_id),
+        id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+        task_queue=settings.task_queue,
+        search_attributes=TypedSearchAttributes(
+            [
+                SearchAttributePair(sa.USER_ID, message.user_id),
+                SearchAttributePair(sa.THREAD_ID, message.thread_id),
+                SearchAttributePair(sa.CHANNEL, message.channel.value),
+            ]
+        ),
+        static_summary=f"{message.channel.value} thread {message.thread_id}",
+    )
+    return await client.execute_update_with_start_workflow(
+        names.THREAD_SUBMIT_UPDATE,
+        message,
+        start_workflow_operation=start,
+        result_type=RouteResult,
+    )

@@ -1,0 +1,67 @@
+"""Scripted planner and triage outputs the workflow tests feed the model."""
+
+from datetime import UTC, datetime, timedelta
+
+from memoir.models import Classification, Plan, PlanStep, TriageDecision
+
+
+def in_an_hour() -> str:
+    return (datetime.now(UTC) + timedelta(hours=1)).isoformat()
+
+
+def remind(text: str = "call mom", *, approval: bool = False) -> Plan:
+    return Plan(
+        intent="create a reminder",
+        confidence=0.95,
+        needs_approval=approval,
+        steps=[
+            PlanStep(
+                id="s1",
+                capability="reminders.create",
+                args={"text": text, "due_at": in_an_hour()},
+                description=f"remind you to {text}",
+            )
+        ],
+    )
+
+
+def complete(query: str) -> Plan:
+    return Plan(
+        intent="complete a reminder",
+        confidence=0.9,
+        steps=[
+            PlanStep(
+                id="s1",
+                capability="reminders.complete",
+                args={"query": query},
+                description=f"complete the '{query}' reminder",
+            )
+        ],
+    )
+
+
+def send_email() -> Plan:
+    return Plan(
+        intent="send an email",
+        confidence=0.9,
+        needs_approval=True,
+        steps=[
+            PlanStep(
+                id="s1",
+                capability="email.send",
+                args={"to": "dan@example.com", "subject": "Hi", "body": "Hello"},
+            )
+        ],
+    )
+
+
+def unclear() -> Plan:
+    return Plan(intent="unclear", confidence=0.3, question="What should I do?")
+
+
+def chat() -> Plan:
+    return Plan(intent="small talk", intent_type="conversation", confidence=0.9)
+
+
+def triage(classification: Classification) -> TriageDecision:
+    return TriageDecision(reasoning=f"scripted: {classification}", classification=classification)

@@ -1,0 +1,127 @@
+"""The HITL contract: expiry by timer, re-ask on invalid answers, one answer only, learning."""
+
+import time
+
+from memoir.models import EmailMessage, HumanResponse, RouteStatus, TurnStatus
+from memoir.models.hitl import ActionRequest, HitlKind
+from memoir.models.plan import Classification
+from temporal.harness import Harness
+from tests.workflows import plans
+
+NOTIFY_EMAIL = EmailMessage(
+    email_id="n1",
+    author="CI <ci@example.com>",
+    to="tess@example.com",
+    subject="Nightly build passed",
+    body="All 412 tests passed.",
+)
+
+
+async def test_unanswered_question_expires_after_ttl_in_under_a_second(harness: Harness) -> None:
+    harness.llm.script("Plan", plans.remind("pay rent", approval=True))
+    routed = await harness.send("remind me to pay rent")
+    request = await harness.pending(routed.turn_id or "")
+    assert (request.expires_at - request.created_at).total_seconds() == 300
+    started = time.monotonic()
+    result = await harness.result(routed.turn_id or "")
+    assert time.monotonic() - started < 1.0
+    assert result.status is TurnStatus.EXPIRED
+    assert "expired" in (result.reply or "")
+    assert result.actions == []
+    assert [o.status for o in result.hitl] == ["expired"]
+    assert await harness.stores.reminders.list(harness.user.user_id) == []
+
+
+async def test_invalid_chat_answer_reasks_with_error_under_same_id(harness: Harness) -> None:
+    harness.llm.script("Plan", plans.remind("buy milk", approval=True))
+    routed = await harness.send("remind me to buy milk")
+    first = await harness.pending(routed.turn_id or "")
+    reply = await harness.send("maybe later, perhaps")
+    assert reply.status is RouteStatus.ROUTED_TO_PENDING
+    assert reply.reply is not None and reply.reply.startswith("⚠️ Please answer yes or no.")
+    again = await harness.pending(routed.turn_id or "")
+    assert again.hitl_id == first.hitl_id
+    assert again.error == "Please answer yes or no."
+    assert again.expires_at == first.expires_at
+    await harness.send("yes")
+    result = await harness.result(routed.turn_id or "")
+    assert result.status is TurnStatus.COMPLETED
+    assert [r.text for r in await harness.stores.reminders.list(harness.user.user_id)] == [
+        "buy milk"
+    ]
+
+
+async def test_second_answer_changes_nothing(harness: Harness) -> None:
+    harness.llm.script("Plan", plans.remind("book flights", approval=True))
+    routed = await harness.send("remind me to book flights")
+    request = await harness.pending(routed.turn_id or "")
+    await harness.answer_inbox(request, HumanResponse(type="accept"))
+    await harness.answer_inbox(request, HumanResponse(type="ignore"))
+    result = await harness.result(routed.turn_id or "")
+    assert result.status is TurnStatus.COMPLETED
+    assert [o.decision.type for o in result.hitl if o.decision] == ["accept"]
+    assert len(result.actions) == 1 and result.actions[0].success
+
+
+async def test_approval_edit_executes_the_edited_args(harness: Harness) -> None:
+    harness.llm.script("Plan", plans.remind("call dad", approval=True))
+    routed = await harness.send("remind me to call dad")
+    request = await harness.pending(routed.turn_id or "")
+    edited = {**request.action_request.args, "text": "call dad and grandma"}
+    await harness.answer_inbox(
+        request,
+        HumanResponse(type="edit", args=ActionRequest(action="reminders.create", args=edited)),
+    )
+    result = await harness.result(routed.turn_id or "")
+    assert result.actions[0].args["text"] == "call dad and grandma"
+
+
+async def test_clarification_answer_replans_with_it(harness: Harness) -> None:
+    harness.llm.script("Plan", plans.unclear(), plans.remind("feed the cat"))
+    routed = await harness.send("do the thing")
+    request = await harness.pending(routed.turn_id or "")
+    assert request.kind is HitlKind.INTENT_UNCLEAR
+    await harness.send("remind me to feed the cat")
+    result = await harness.result(routed.turn_id or "")
+    assert result.status is TurnStatus.COMPLETED
+    plan_calls = harness.llm.calls_for("Plan")
+    assert "feed the cat" in plan_calls[-1]
+
+
+async def test_notify_then_respond_updates_triage_preferences(harness: Harness) -> None:
+    harness.llm.script("TriageDecision", plans.triage(Classification.NOTIFY))
+    harness.llm.script("Plan", plans.chat())
+    routed = await harness.send("", email=NOTIFY_EMAIL)
+    request = await harness.pending(routed.turn_id or "")
+    assert request.kind is HitlKind.NOTIFY
+    assert [o.id for o in request.options] == ["respond", "ignore"]
+    await harness.answer_inbox(request, HumanResponse(type="response", args="thank them"))
+    result = await harness.result(routed.turn_id or "")
+    assert result.status is TurnStatus.COMPLETED
+    [latest, *_] = await harness.stores.preferences.history(
+        harness.user.user_id, "triage_preferences"
+    )
+    assert latest.decision == "notify.respond"
+
+
+async def test_notify_then_ignore_updates_triage_preferences(harness: Harness) -> None:
+    harness.llm.script("TriageDecision", plans.triage(Classification.NOTIFY))
+    routed = await harness.send("", email=NOTIFY_EMAIL)
+    request = await harness.pending(routed.turn_id or "")
+    await harness.answer_inbox(request, HumanResponse(type="ignore"))
+    result = await harness.result(routed.turn_id or "")
+    assert result.status is TurnStatus.IGNORED
+    [latest, *_] = await harness.stores.preferences.history(
+        harness.user.user_id, "triage_preferences"
+    )
+    assert latest.decision == "notify.ignore"
+
+
+async def test_expired_notify_learns_nothing(harness: Harness) -> None:
+    harness.llm.script("TriageDecision", plans.triage(Classification.NOTIFY))
+    routed = await harness.send("", email=NOTIFY_EMAIL)
+    await harness.pending(routed.turn_id or "")
+    result = await harness.result(routed.turn_id or "")
+    assert result.status is TurnStatus.EXPIRED
+    history = await harness.stores.preferences.history(harness.user.user_id, "triage_preferences")
+    assert [v.decision for v in history] in ([], ["default"])

@@ -1,0 +1,45 @@
+"""ThreadWorkflow routing: duplicates, stale replies, answers, one turn at a time."""
+
+from memoir.models import RouteStatus
+from temporal.harness import Harness
+from tests.workflows import plans
+
+
+async def test_duplicate_message_returns_the_same_turn_and_executes_once(harness: Harness) -> None:
+    harness.llm.script("Plan", plans.remind("file taxes"), plans.remind("file taxes"))
+    first = await harness.send("remind me to file taxes", message_id="dup-1")
+    second = await harness.send("remind me to file taxes", message_id="dup-1")
+    assert second.status is RouteStatus.DUPLICATE
+    assert second.turn_id == first.turn_id
+    await harness.result(first.turn_id or "")
+    assert len(await harness.stores.reminders.list(harness.user.user_id)) == 1
+
+
+async def test_stale_reply_when_no_question_is_pending(harness: Harness) -> None:
+    routed = await harness.send("yes")
+    assert routed.status is RouteStatus.STALE_REPLY
+    assert routed.turn_id is None
+    assert routed.reply == "I'm not waiting on a question right now — what would you like to do?"
+
+
+async def test_message_during_a_running_turn_queues_behind_it(harness: Harness) -> None:
+    harness.llm.script("Plan", plans.remind("first"), plans.remind("second"))
+    first = await harness.send("remind me to do the first thing")
+    second = await harness.send("remind me to do the second thing")
+    assert second.status is RouteStatus.STARTED
+    await harness.result(second.turn_id or "")
+    first_ran = await harness.client.get_workflow_handle(first.turn_id or "").describe()
+    second_ran = await harness.client.get_workflow_handle(second.turn_id or "").describe()
+    assert first_ran.close_time is not None
+    assert first_ran.close_time <= second_ran.start_time
+
+
+async def test_chat_message_answers_the_pending_question(harness: Harness) -> None:
+    harness.llm.script("Plan", plans.remind("renew passport", approval=True))
+    routed = await harness.send("remind me to renew my passport")
+    await harness.pending(routed.turn_id or "")
+    answered = await harness.send("yes")
+    assert answered.status is RouteStatus.ROUTED_TO_PENDING
+    assert answered.turn_id == routed.turn_id
+    result = await harness.result(routed.turn_id or "")
+    assert result.actions[0].success

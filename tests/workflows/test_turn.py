@@ -1,0 +1,87 @@
+"""AgentTurnWorkflow on the time-skipping server: stages, execution once, capability check."""
+
+from datetime import UTC, datetime
+
+from memoir.models import EmailMessage, RouteStatus, TurnStatus
+from memoir.models.plan import Classification
+from temporal.harness import Harness
+from tests.workflows import plans
+
+EMAIL = EmailMessage(
+    email_id="e1",
+    author="Alice <alice@example.com>",
+    to="tess@example.com",
+    subject="Deploy finished",
+    body="The deploy of api v2 finished without errors.",
+)
+
+
+async def test_chat_turn_executes_the_planned_reminder(harness: Harness) -> None:
+    harness.llm.script("Plan", plans.remind("call mom"))
+    routed = await harness.send("remind me to call mom in an hour")
+    assert routed.status is RouteStatus.STARTED
+    result = await harness.result(routed.turn_id or "")
+    assert result.status is TurnStatus.COMPLETED
+    assert [a.capability for a in result.actions] == ["reminders.create"]
+    assert result.actions[0].success
+    reminders = await harness.stores.reminders.list(harness.user.user_id)
+    assert [r.text for r in reminders] == ["call mom"]
+
+
+async def test_idempotency_key_is_turn_id_and_step_id(harness: Harness) -> None:
+    harness.llm.script("Plan", plans.remind("water plants"))
+    routed = await harness.send("remind me to water plants")
+    await harness.result(routed.turn_id or "")
+    [reminder] = await harness.stores.reminders.list(harness.user.user_id)
+    assert reminder.idempotency_key == f"{routed.turn_id}:s1"
+
+
+async def test_turn_writes_history_and_latest_action(harness: Harness) -> None:
+    harness.llm.script("Plan", plans.remind("stretch"))
+    routed = await harness.send("remind me to stretch")
+    await harness.result(routed.turn_id or "")
+    history = await harness.stores.interactions.load_session_history(
+        harness.user.user_id, harness.thread_id
+    )
+    assert [type(m).__name__ for m in history] == ["HumanMessage", "AIMessage", "ToolMessage"]
+    [latest] = await harness.stores.latest_actions.latest(
+        harness.user.user_id, harness.thread_id, now=datetime.now(UTC)
+    )
+    assert latest.capability == "reminders"
+
+
+async def test_missing_capability_blocks_with_fixed_reply(harness: Harness) -> None:
+    harness.llm.script("Plan", plans.send_email())
+    routed = await harness.send("email Dan hello")
+    result = await harness.result(routed.turn_id or "")
+    assert result.status is TurnStatus.BLOCKED
+    assert "Connect email" in (result.reply or "")
+    assert result.actions == []
+
+
+async def test_ignored_email_ends_without_planning(harness: Harness) -> None:
+    harness.llm.script("TriageDecision", plans.triage(Classification.IGNORE))
+    routed = await harness.send("", email=EMAIL)
+    result = await harness.result(routed.turn_id or "")
+    assert result.status is TurnStatus.IGNORED
+    assert result.classification is Classification.IGNORE
+    assert "Plan" not in harness.llm.schemas_called()
+
+
+async def test_disambiguation_applies_the_chosen_reminder(harness: Harness) -> None:
+    for text in ("call mom", "call the bank"):
+        harness.llm.script("Plan", plans.remind(text))
+        routed = await harness.send(f"remind me to {text}")
+        await harness.result(routed.turn_id or "")
+    harness.llm.script("Plan", plans.complete("call"))
+    routed = await harness.send("I'm done with the call")
+    question = await harness.pending(routed.turn_id or "")
+    assert question.kind == "disambiguation"
+    assert len(question.options) == 2
+    chosen = question.options[1]
+    answered = await harness.send("2")
+    assert answered.status is RouteStatus.ROUTED_TO_PENDING
+    result = await harness.result(routed.turn_id or "")
+    assert result.status is TurnStatus.COMPLETED
+    closed = await harness.stores.reminders.get(harness.user.user_id, chosen.id)
+    assert closed is not None and closed.status == "completed"
