@@ -7,7 +7,7 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from fastapi import FastAPI
 from temporalio.client import Client
 
-from api.errors import MAX_BODY_BYTES, install_error_handlers
+from api.errors import install_error_handlers
 from api.routes import inbox, messages, turns
 from api.schemas import Health
 from memoir.db import migrate, open_pool
@@ -59,7 +59,6 @@ def create_app(
         summary="A durable assistant runtime: every message is a Temporal workflow turn.",
         version="0.1.0",
         lifespan=_lifespan,
-        max_body_size=MAX_BODY_BYTES,
     )
     app.state.settings = settings or get_settings()
     app.state.client = client

@@ -22,7 +22,9 @@ from fastapi import FastAPI, Request, status
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field, ValidationError
+from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from temporalio.service import RPCError
 
 MAX_BODY_BYTES = 1024 * 1024  # 1 MiB
@@ -141,6 +143,41 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
 }
 
 
+def _too_large() -> JSONResponse:
+    message = f"The request body is larger than {MAX_BODY_BYTES} bytes (1 MiB)."
+    return error_response(413, "body_too_large", message)
+
+
+class BodyLimitMiddleware:
+    """413 for a body over `MAX_BODY_BYTES`: at once by Content-Length, else as the bytes arrive."""
+
+    def __init__(self, app: ASGIApp, max_bytes: int = MAX_BODY_BYTES) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Refuse or count the body of an HTTP request; pass everything else through."""
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        length = Headers(scope=scope).get("content-length", "")
+        if length.isdigit() and int(length) > self.max_bytes:
+            await _too_large()(scope, receive, send)
+            return
+        received = 0
+
+        async def counting_receive() -> Message:
+            nonlocal received
+            message = await receive()
+            received += len(message.get("body", b""))
+            if received > self.max_bytes:
+                # Raised inside the body read: FastAPI re-raises it to `_on_http_error`.
+                raise StarletteHTTPException(413)
+            return message
+
+        await self.app(scope, counting_receive, send)
+
+
 async def _on_api_error(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, ApiError)
     return error_response(exc.status_code, exc.code, exc.message, exc.details, exc.headers)
@@ -169,7 +206,7 @@ async def _on_http_error(request: Request, exc: Exception) -> JSONResponse:
     if exc.status_code == 404:
         message = f"No route for {request.method} {request.url.path}."
     elif exc.status_code == 413:
-        message = f"The request body is larger than {MAX_BODY_BYTES} bytes (1 MiB)."
+        return _too_large()
     else:
         message = str(exc.detail)
     headers = dict(exc.headers) if exc.headers else None
@@ -187,7 +224,8 @@ async def _on_unexpected(request: Request, exc: Exception) -> JSONResponse:
 
 
 def install_error_handlers(app: FastAPI) -> None:
-    """Make every error, expected or not, answer in the `ErrorResponse` shape."""
+    """Make every error, expected or not, answer in the `ErrorResponse` shape; limit body size."""
+    app.add_middleware(BodyLimitMiddleware)
     app.add_exception_handler(ApiError, _on_api_error)
     app.add_exception_handler(RequestValidationError, _on_validation_error)
     app.add_exception_handler(StarletteHTTPException, _on_http_error)

@@ -11,7 +11,6 @@ from memoir.models import (
     ExecuteRequest,
     ExecutionResult,
     LatestAction,
-    ReminderDue,
     ResolveRequest,
     StepResolution,
 )
@@ -85,17 +84,10 @@ class ReminderTool:
             idempotency_key=request.idempotency_key,
         )
         when = local_time(reminder.due_at, request.timezone)
-        due = ReminderDue(
-            reminder_id=reminder.reminder_id,
-            user_id=reminder.user_id,
-            thread_id=reminder.thread_id,
-            text=reminder.text,
-            due_at=reminder.due_at,
-        )
         return _success(
             request,
             f"I'll remind you to {reminder.text} on {when}.",
-            {"reminder": _public(reminder), "reminder_due": due.model_dump(mode="json")},
+            {"reminder": _public(reminder), "reminder_due": reminder.due().model_dump(mode="json")},
             action="create",
             when=when,
             ids={"reminder_id": reminder.reminder_id},

@@ -5,8 +5,8 @@ import time
 from memoir.models import EmailMessage, HumanResponse, RouteStatus, TurnStatus
 from memoir.models.hitl import ActionRequest, HitlKind
 from memoir.models.plan import Classification
+from temporal import scenarios as plans
 from temporal.harness import Harness
-from tests.workflows import plans
 
 NOTIFY_EMAIL = EmailMessage(
     email_id="n1",

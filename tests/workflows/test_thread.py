@@ -1,8 +1,8 @@
 """ThreadWorkflow routing: duplicates, stale replies, answers, one turn at a time."""
 
 from memoir.models import RouteStatus
+from temporal import scenarios as plans
 from temporal.harness import Harness
-from tests.workflows import plans
 
 
 async def test_duplicate_message_returns_the_same_turn_and_executes_once(harness: Harness) -> None:

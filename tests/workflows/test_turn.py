@@ -4,8 +4,8 @@ from datetime import UTC, datetime
 
 from memoir.models import EmailMessage, RouteStatus, TurnStatus
 from memoir.models.plan import Classification
+from temporal import scenarios as plans
 from temporal.harness import Harness
-from tests.workflows import plans
 
 EMAIL = EmailMessage(
     email_id="e1",

@@ -1,4 +1,4 @@
-"""Scripted planner and triage outputs the workflow tests feed the model."""
+"""Scripted planner and triage outputs for the workflow tests and the recorded histories."""
 
 from datetime import UTC, datetime, timedelta
 

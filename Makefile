@@ -1,0 +1,42 @@
+# Memoir: `make demo` runs the main job, `make test` runs the tests. Both set everything up first.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test dev install lint typecheck histories replay clean
+
+$(STAMP): pyproject.toml
+	$(PY) -m venv $(VENV)
+	# The CPU build of torch first: a plain `torch` would pull gigabytes of CUDA packages.
+	$(BIN)/pip install --quiet "torch==2.13.0"
+	$(BIN)/pip install --quiet -e ".[dev]"
+	touch $(STAMP)
+
+install: $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/memoir demo
+
+dev: $(STAMP)
+	$(BIN)/memoir dev
+
+test: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/pytest -q
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+typecheck: $(STAMP)
+	$(BIN)/mypy memoir workflows activities api temporal
+
+histories: $(STAMP)
+	$(BIN)/memoir replay --regenerate
+
+replay: $(STAMP)
+	$(BIN)/memoir replay
+
+clean:
+	rm -rf $(VENV) .memoir .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,543 @@
+"""Every prompt Memoir sends to a chat model, and the exact text formats inside them.
+
+Both providers get the same rendered messages: `ChatOpenAI` reads them as prose, and
+`OfflineChatModel` parses them. So the formats below are a contract; the offline skills rely on:
+
+Triage (seed 000 `triage_system_prompt` / `triage_user_prompt`)
+    system: `TRIAGE_SYSTEM_PROMPT` with `< Background >` and `< Rules >` blocks; the rules are the
+    user's `triage_preferences` text. Lines in it such as
+    `- Ignore: emails like "Weekly digest" from news@acme.com` (`LEARNED_TRIAGE_LINE`) were written
+    by the preference updater and override the general rules for similar emails.
+    user: `TRIAGE_USER_PROMPT`: "From: / To: / Subject:" lines, then the thread.
+
+Planner (seed 002 PlannerNode)
+    system: `PLANNER_SYSTEM_PROMPT`: rules, the tool list, then `## ` sections: Connected
+    Capabilities, Profile ("Name:", "Language:", profile line), Memory (bullets), Preferences
+    (response and calendar preference texts), Latest Actions (`render_latest_actions`, newest
+    first), Now (now line, "ISO:", "Timezone:").
+    user: `PLANNER_USER_PROMPT`: `## Recent Messages` ("- user: …"), `## Replying To`,
+    `## Feedback` (one "- …" line per human answer, see `respond_feedback`,
+    `clarification_feedback`, `approval_feedback`), and last `## Request` (the message, or
+    `EMAIL_REQUEST_PREFIX` + the email's markdown when an email must be answered).
+
+Preference update (seed 000 `update_memory`)
+    system: `MEMORY_UPDATE_INSTRUCTIONS` (current profile inside the last `<memory_profile>` block,
+    namespace on the "# Process current profile for" line); humans: `preference_messages(...)`:
+    the email's markdown and one decision message ending in a "Decision: <decision>" line, with
+    `<original>`/`<edited>` JSON for edits and `<feedback>` text for feedback.
+
+Reply writer (seed 002 Join → Formatter → Writer)
+    system: `REPLY_SYSTEM_PROMPT`; user: `REPLY_USER_PROMPT` with `## Request`, `## Intent`,
+    `## Status`, `## Note` and last `## Results` (one "- ok | capability | sentence" or
+    "- failed | capability | sentence" line per step, sub-items indented "  - …").
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+from memoir.models import EmailMessage, LatestAction, RecentMessage
+
+# --------------------------------------------------------------------------------------------
+# Default preference profiles (seed 000 defaults; written by `get_memory` on first read)
+# --------------------------------------------------------------------------------------------
+
+DEFAULT_BACKGROUND = (
+    "The user is a busy professional. Memoir, their assistant, reads their email and manages "
+    "their calendar and reminders for them."
+)
+
+DEFAULT_TRIAGE_INSTRUCTIONS = """Emails that are not worth responding to:
+- Marketing newsletters and promotional emails
+- Spam or suspicious emails
+- CC'd on FYI threads with no direct questions
+
+There are also other things that should be known about, but don't require an email response. \
+For these, you should notify (using the `notify` response). Examples of this include:
+- Team member out sick or on vacation
+- Build system notifications or deployments
+- Project status updates without action items
+- Important company announcements
+- FYI emails that mention you but don't require a response
+- Receipts, shared documents and other notifications
+
+Emails that are worth responding to:
+- Direct questions from team members requiring expertise
+- Meeting requests requiring confirmation
+- Critical bug reports related to team's projects
+- Requests from management requiring acknowledgment
+- Client inquiries about project status or features
+- Personal reminders related to family or self-care (doctor appointments, etc.)"""
+
+DEFAULT_RESPONSE_PREFERENCES = """Use professional and concise language. If the e-mail mentions \
+a deadline, make sure to explicitly acknowledge and reference the deadline in your response.
+
+When responding to meeting scheduling requests:
+- If times are proposed, check availability and commit to one of them, or say you can't make it.
+- If no times are proposed, propose several options.
+- Reference the meeting's purpose in your response."""
+
+DEFAULT_CAL_PREFERENCES = """30 minute meetings are preferred, but 15 minute meetings are also \
+acceptable."""
+
+DEFAULT_PREFERENCES: dict[str, str] = {
+    "triage_preferences": DEFAULT_TRIAGE_INSTRUCTIONS,
+    "response_preferences": DEFAULT_RESPONSE_PREFERENCES,
+    "cal_preferences": DEFAULT_CAL_PREFERENCES,
+}
+
+# --------------------------------------------------------------------------------------------
+# Triage (seed 000)
+# --------------------------------------------------------------------------------------------
+
+TRIAGE_SYSTEM_PROMPT = """< Role >
+Your role is to triage incoming emails based upon the instructions and background information \
+below.
+</ Role >
+
+< Background >
+{background}
+</ Background >
+
+< Instructions >
+Categorize each email into one of three categories:
+1. IGNORE - Emails that are not worth responding to or tracking
+2. NOTIFY - Important information that is worth a notification but doesn't require a response
+3. RESPOND - Emails that need a direct response
+Lines in the rules below of the form `- Ignore: ...`, `- Notify: ...` or `- Respond: ...` were \
+learned from the user's own decisions on earlier emails: for an email from the same sender or \
+about the same topic they take precedence over the general rules.
+In your reasoning, say step by step which rule or learned preference decided, then classify the \
+email below.
+</ Instructions >
+
+< Rules >
+{triage_instructions}
+</ Rules >"""
+
+TRIAGE_USER_PROMPT = """Please determine how to handle the below email thread:
+
+From: {author}
+To: {to}
+Subject: {subject}
+{email_thread}"""
+
+# A line the preference updater writes into triage_preferences (and the offline triage reads).
+LEARNED_TRIAGE_LINE = '- {action}: emails like "{subject}" from {author}'
+LEARNED_TRIAGE_RE = re.compile(
+    r'^\s*-\s*(?P<action>Ignore|Notify|Respond)\s*:\s*emails like\s+"(?P<subject>.*)"\s+from\s+'
+    r"(?P<author>.+?)\s*$",
+    re.I | re.M,
+)
+
+# --------------------------------------------------------------------------------------------
+# Planner (seed 002)
+# --------------------------------------------------------------------------------------------
+
+# Every tool the planner may use, with the args it fills. `memoir.planner.KNOWN_CAPABILITIES`
+# lists the same names.
+CAPABILITY_ARGS: dict[str, str] = {
+    "reminders.create": "{text, due_at: ISO 8601 with offset}",
+    "reminders.list": "{}",
+    "reminders.complete": "{query} (words of the reminder's text, or reminder_id)",
+    "reminders.delete": "{query} or {all: true}; needs approval",
+    "email.send": "{to, subject, body, in_reply_to?}; needs approval",
+    "calendar.availability": "{start, end: ISO 8601}",
+    "calendar.schedule": "{title, start: ISO 8601, duration_minutes, attendees: [names]}; "
+    "needs approval",
+    "calendar.update": "{query, start?, duration_minutes?}; needs approval",
+    "calendar.cancel": "{query}; needs approval",
+    "contacts.lookup": "{name}",
+    "knowledge.search": "{query}",
+    "notes.draft": "{topic}",
+    "handoff.draft": "{topic}",
+}
+
+PLANNER_SYSTEM_PROMPT = """You are the planner of Memoir, a personal assistant. Turn the user's \
+request into a plan of tool steps; you do not execute anything yourself.
+
+# Rules
+- Use only the tools listed under Tools, with their args. Steps get unique ids (s1, s2, ...);
+  depends_on lists the ids of earlier steps whose results a step needs. No cycles.
+- Sending email, any calendar change and deleting reminders need approval (needs_approval=true,
+  risk medium); deleting all reminders is risk high.
+- Reminders: "remind me to X <when>" → reminders.create with the text X and due_at in the user's
+  timezone. Without a text or a time, list "what" / "when" in missing_fields and ask a question.
+- Referential language ("it", "that", "do it", "that one") refers to the Latest Actions, most
+  recent first. Only when none is plausible: intent "intent_unclear", confidence 0.3, a question.
+- Greetings, thanks and questions that need no tool: intent_type "conversation", no steps.
+- A request starting with "{email_request_prefix}" asks for a reply to that email: one
+  email.send step to its author, subject "Re: <subject>", a short polite body following the
+  response preferences, needing approval.
+- Feedback lines are the human's answers to earlier questions (clarifications, feedback on a
+  draft): take them into account; a clarification completes or replaces the request.
+- Explain every decision in reasoning.
+
+# Tools
+{tools}
+
+## Connected Capabilities
+{capabilities}
+
+## Profile
+{profile}
+
+## Memory
+{memory}
+
+## Preferences
+{preferences}
+
+## Latest Actions
+{latest_actions}
+
+## Now
+{now_line}
+ISO: {now_iso}
+Timezone: {timezone}"""
+
+PLANNER_USER_PROMPT = """## Recent Messages
+{recent_messages}
+
+## Replying To
+{reply_to}
+
+## Feedback
+{feedback}
+
+## Request
+{request}"""
+
+PLANNER_SECTIONS = (
+    "Connected Capabilities",
+    "Profile",
+    "Memory",
+    "Preferences",
+    "Latest Actions",
+    "Now",
+    "Recent Messages",
+    "Replying To",
+    "Feedback",
+    "Request",
+)
+
+EMAIL_REQUEST_PREFIX = "Respond to the email"
+NONE = "(none)"
+
+# Feedback lines (PlanRequest.feedback). The first is seed 000's notify → respond message.
+RESPOND_FEEDBACK = "User wants to reply to the email. Use this feedback to respond: {feedback}"
+CLARIFICATION_FEEDBACK = "Clarification from the user: {answer}"
+APPROVAL_FEEDBACK = "User gave feedback on the proposed {action}: {feedback}"
+
+
+def respond_feedback(feedback: str) -> str:
+    """Feedback line for a notify email the user chose to respond to (seed 000)."""
+    return RESPOND_FEEDBACK.format(feedback=feedback.strip())
+
+
+def clarification_feedback(answer: str) -> str:
+    """Feedback line for an answer to a clarification / intent_unclear / missing_fields ask."""
+    return CLARIFICATION_FEEDBACK.format(answer=answer.strip())
+
+
+def approval_feedback(action: str, feedback: str) -> str:
+    """Feedback line for an Agent Inbox `response` on an approval (e.g. on email.send)."""
+    return APPROVAL_FEEDBACK.format(action=action, feedback=feedback.strip())
+
+
+def one_line(text: str, limit: int = 300) -> str:
+    """`text` on one line, at most `limit` characters."""
+    flat = re.sub(r"\s+", " ", text).strip()
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def render_bullets(items: Iterable[str]) -> str:
+    """'- item' lines, or (none)."""
+    lines = [f"- {one_line(i)}" for i in items if i and i.strip()]
+    return "\n".join(lines) if lines else NONE
+
+
+def render_tools(names: Iterable[str]) -> str:
+    """The tool list of the planner prompt."""
+    return "\n".join(f"- {name} {CAPABILITY_ARGS.get(name, '{}')}" for name in names)
+
+
+def render_latest_actions(actions: Sequence[LatestAction], limit: int = 3) -> str:
+    """The tiny `## Latest Actions` block: newest first, one line each.
+
+    `- {created_at ISO} | {capability} | {action} | {summary} | when={when} | ids: k=v, k=v`
+    """
+    ordered = sorted(actions, key=lambda a: a.created_at, reverse=True)[:limit]
+    lines = []
+    for a in ordered:
+        parts = [a.created_at.isoformat(), a.capability, a.action, one_line(a.summary, 200)]
+        if a.when:
+            parts.append(f"when={a.when}")
+        if a.external_ids:
+            parts.append("ids: " + ", ".join(f"{k}={v}" for k, v in a.external_ids.items()))
+        lines.append("- " + " | ".join(parts))
+    return "\n".join(lines) if lines else NONE
+
+
+def parse_latest_actions(block: str) -> list[LatestAction]:
+    """Inverse of `render_latest_actions` (order kept: newest first)."""
+    actions = []
+    for line in block.splitlines():
+        if not line.startswith("- ") or line.strip() == f"- {NONE}":
+            continue
+        parts = [p.strip() for p in line[2:].split(" | ")]
+        if len(parts) < 4:
+            continue
+        ids: dict[str, str] = {}
+        when = None
+        while len(parts) > 4 and (parts[-1].startswith(("ids:", "when="))):
+            tail = parts.pop()
+            if tail.startswith("ids:"):
+                for pair in tail[4:].split(","):
+                    if "=" in pair:
+                        k, v = pair.split("=", 1)
+                        ids[k.strip()] = v.strip()
+            else:
+                when = tail[5:]
+        try:
+            created = datetime.fromisoformat(parts[0])
+        except ValueError:
+            continue
+        actions.append(
+            LatestAction(
+                created_at=created,
+                capability=parts[1],
+                action=parts[2],
+                summary=" | ".join(parts[3:]),
+                when=when,
+                external_ids=ids,
+            )
+        )
+    return actions
+
+
+def render_recent_messages(messages: Sequence[RecentMessage], limit: int = 8) -> str:
+    """The last `limit` messages, oldest first: '- user: …' / '- assistant: …'."""
+    lines = [f"- {m.role}: {one_line(m.content)}" for m in messages[-limit:]]
+    return "\n".join(lines) if lines else NONE
+
+
+def render_email_request(email: EmailMessage) -> str:
+    """The `## Request` text of a turn that must answer an email (seed 000 "Respond to the email")."""
+    return f"{EMAIL_REQUEST_PREFIX} (id {email.email_id}):\n\n{email.markdown()}"
+
+
+def split_sections(text: str, headers: Sequence[str]) -> dict[str, str]:
+    """`## Header` sections of `text`, for the known `headers` only (first occurrence of each).
+
+    The last known section runs to the end of the text, so free text (an email body) can sit
+    in it safely.
+    """
+    pattern = re.compile(
+        r"^## (" + "|".join(re.escape(h) for h in headers) + r")[ \t]*$", re.M
+    )
+    found: list[tuple[str, int, int]] = []
+    seen: set[str] = set()
+    for m in pattern.finditer(text):
+        if m.group(1) in seen:
+            continue
+        seen.add(m.group(1))
+        found.append((m.group(1), m.start(), m.end()))
+    out: dict[str, str] = {}
+    for i, (name, _start, end) in enumerate(found):
+        stop = found[i + 1][1] if i + 1 < len(found) else len(text)
+        body = text[end:stop].strip("\n").strip()
+        out[name] = "" if body == NONE else body
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Preference memory update (seed 000 update_memory)
+# --------------------------------------------------------------------------------------------
+
+MEMORY_UPDATE_INSTRUCTIONS = """# Role and Objective
+You are a memory profile manager for an email assistant agent that selectively updates user \
+preferences based on feedback messages from human-in-the-loop interactions with the email \
+assistant.
+
+# Instructions
+- NEVER overwrite the entire memory profile
+- ONLY make targeted additions of new information
+- ONLY update specific facts that are directly contradicted by feedback messages
+- PRESERVE all other existing information in the profile
+- Format the profile consistently with the original style
+- Generate the profile as a string
+
+# Line formats
+- A decision about one email (ignore / notify / respond): add (or correct) one line
+  `- Ignore: emails like "<subject>" from <author>` (or `- Notify:` / `- Respond:`).
+- An edit of an email draft: one line `- When replying, prefer: <what the edit changed>`.
+- Feedback on an email draft: one line `- When replying, remember: <feedback>`.
+- An edit of a calendar invitation: one line `- When scheduling, prefer: <what changed>`.
+- Feedback on a calendar invitation: one line `- When scheduling, remember: <feedback>`.
+
+# Reasoning Steps
+1. Analyze the current memory profile structure and content
+2. Review feedback messages from human-in-the-loop interactions
+3. Extract relevant user preferences from these feedback messages (such as edits to \
+emails/calendar invites, explicit feedback on assistant performance, user decisions to ignore \
+certain emails)
+4. Compare new information against existing profile
+5. Identify only specific facts to add or update
+6. Preserve all other existing information
+7. Output the complete updated profile
+
+# Example
+<memory_profile>
+RESPOND:
+- wife
+- specific questions
+- system admin notifications
+NOTIFY:
+- meeting invites
+IGNORE:
+- marketing emails
+- company-wide announcements
+- messages meant for other teams
+</memory_profile>
+
+<user_messages>
+"The assistant shouldn't have responded to that system admin notification."
+</user_messages>
+
+<updated_profile>
+RESPOND:
+- wife
+- specific questions
+NOTIFY:
+- meeting invites
+- system admin notifications
+IGNORE:
+- marketing emails
+- company-wide announcements
+- messages meant for other teams
+</updated_profile>
+
+# Process current profile for {namespace}
+<memory_profile>
+{current_profile}
+</memory_profile>
+
+Think step by step about what specific feedback is being provided and what specific information \
+should be added or updated in the profile while preserving everything else.
+
+Think carefully and update the memory profile based upon these user messages:"""
+
+MEMORY_UPDATE_INSTRUCTIONS_REINFORCEMENT = """Remember:
+- NEVER overwrite the entire memory profile
+- ONLY make targeted additions of new information
+- ONLY update specific facts that are directly contradicted by feedback messages
+- PRESERVE all other existing information in the profile
+- Format the profile consistently with the original style
+- Generate the profile as a string"""
+
+# Decision message of each human decision (seed 000 section 4). `{what}` names the draft kind.
+DECISION_MESSAGES: dict[str, str] = {
+    "notify.ignore": "The user decided to ignore the email even though it was classified as "
+    "notify. Update triage preferences to capture this.",
+    "notify.respond": "The user decided to respond to the email, so update the triage "
+    "preferences to capture this.",
+    "email.ignore": "The user ignored the email draft the assistant wrote for this email. "
+    "Update triage preferences so that emails like this are ignored.",
+    "calendar.ignore": "The user ignored the calendar invitation the assistant drafted for this "
+    "email. Update triage preferences so that emails like this are ignored.",
+    "question.ignore": "The user ignored the question the assistant asked about this email. "
+    "Update triage preferences so that emails like this are ignored.",
+    "email.edit": "User edited the email response. Here is the initial email generated by the "
+    "assistant:",
+    "calendar.edit": "User edited the calendar invitation. Here is the initial calendar "
+    "invitation generated by the assistant:",
+    "email.feedback": "User gave feedback on the email draft, which can be used to update the "
+    "response preferences.",
+    "calendar.feedback": "User gave feedback on the calendar invitation, which can be used to "
+    "update the calendar preferences.",
+}
+DECISION_LINE_RE = re.compile(r"^Decision:\s*(?P<decision>[\w.]+)\s*$", re.M)
+
+
+def _json(args: Mapping[str, Any]) -> str:
+    return json.dumps(dict(args), ensure_ascii=False, sort_keys=True, default=str)
+
+
+def preference_messages(
+    decision: str,
+    *,
+    email: EmailMessage | None = None,
+    original: Mapping[str, Any] | None = None,
+    edited: Mapping[str, Any] | None = None,
+    feedback: str | None = None,
+) -> list[str]:
+    """The human messages `update_memory` gets for one decision (seed 000 section 4).
+
+    `decision` is one of `DECISION_MESSAGES` (e.g. "notify.ignore", "email.edit"). The email's
+    markdown comes first when given; the decision message ends with a `Decision:` line.
+    """
+    if decision not in DECISION_MESSAGES:
+        raise ValueError(f"unknown decision {decision!r}; expected one of {list(DECISION_MESSAGES)}")
+    messages: list[str] = []
+    if email is not None:
+        messages.append(f"The email this decision is about:\n\n{email.markdown()}")
+    parts = [DECISION_MESSAGES[decision]]
+    if decision.endswith(".edit"):
+        parts.append(f"<original>{_json(original or {})}</original>")
+        parts.append("Here is the edited version:")
+        parts.append(f"<edited>{_json(edited or {})}</edited>")
+        parts.append(
+            "Follow all instructions above, and remember: "
+            + MEMORY_UPDATE_INSTRUCTIONS_REINFORCEMENT
+        )
+    if feedback:
+        parts.append(f"<feedback>{feedback.strip()}</feedback>")
+    parts.append(f"Decision: {decision}")
+    messages.append("\n".join(parts))
+    return messages
+
+
+# --------------------------------------------------------------------------------------------
+# Reply writer (seed 002 ResponseWriterNode)
+# --------------------------------------------------------------------------------------------
+
+REPLY_SYSTEM_PROMPT = """You are Memoir, a personal assistant, writing the final message of a \
+turn to {name}.
+- Say plainly what was done, from the Results only; never claim that a failed step worked.
+- When some steps failed, say which ones and why, in plain words.
+- Keep dates and times exactly as they are written in the Results (already in the user's
+  timezone, {timezone}).
+- When a Note is given, say it.
+- Conversation (no tools): answer briefly and politely, using the Memory when it helps.
+- One or two short sentences, or bullets for lists. Reply in {language}.
+
+## Profile
+{profile}
+
+## Memory
+{memory}
+
+## Now
+{now_line}"""
+
+REPLY_USER_PROMPT = """## Request
+{request}
+
+## Intent
+{intent}
+
+## Status
+{status}
+
+## Note
+{note}
+
+## Results
+{results}"""
+
+REPLY_SECTIONS = ("Profile", "Memory", "Now", "Request", "Intent", "Status", "Note", "Results")

@@ -1,0 +1,143 @@
+"""Workflow histories for replay tests: recorded from scripted scenarios, replayed in CI.
+
+`memoir replay --regenerate` (or `make histories`) records them anew; do that on purpose only,
+when a workflow change is meant to break compatibility, and say why in the commit.
+"""
+
+import json
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+from temporalio.client import WorkflowHistory
+from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.worker import Replayer
+
+from memoir.db import migrate, open_pool
+from memoir.embedded_pg import start_embedded_postgres
+from memoir.models import ActionRequest, Classification, EmailMessage, HumanResponse
+from memoir.stores import Stores
+from temporal import scenarios as plans
+from temporal.harness import Harness, running_harness, start_time_skipping
+from workflows import ALL_WORKFLOWS
+
+HISTORY_DIR = Path(__file__).resolve().parent.parent / "tests" / "histories"
+
+Scenario = Callable[[Harness], Awaitable[str]]
+
+
+def _email(subject: str, body: str) -> EmailMessage:
+    return EmailMessage(
+        email_id=subject.lower().replace(" ", "-"),
+        author="Alice <alice@example.com>",
+        to="tess@example.com",
+        subject=subject,
+        body=body,
+    )
+
+
+async def plain_turn(h: Harness) -> str:
+    h.llm.script("Plan", plans.remind("call mom"))
+    routed = await h.send("remind me to call mom in an hour", message_id="plain")
+    await h.result(routed.turn_id or "")
+    return routed.turn_id or ""
+
+
+async def ignored_email(h: Harness) -> str:
+    h.llm.script("TriageDecision", plans.triage(Classification.IGNORE))
+    routed = await h.send("", email=_email("Weekly newsletter", "Unsubscribe any time."))
+    await h.result(routed.turn_id or "")
+    return routed.turn_id or ""
+
+
+async def notify_respond(h: Harness) -> str:
+    h.llm.script("TriageDecision", plans.triage(Classification.NOTIFY))
+    h.llm.script("Plan", plans.chat())
+    routed = await h.send("", email=_email("Deploy finished", "api v2 is live."))
+    request = await h.pending(routed.turn_id or "")
+    await h.answer_inbox(request, HumanResponse(type="response", args="say thanks"))
+    await h.result(routed.turn_id or "")
+    return routed.turn_id or ""
+
+
+async def approval_accepted(h: Harness) -> str:
+    h.llm.script("Plan", plans.remind("pay rent", approval=True))
+    routed = await h.send("remind me to pay rent", message_id="accepted")
+    await h.pending(routed.turn_id or "")
+    await h.send("yes", message_id="accepted-yes")
+    await h.result(routed.turn_id or "")
+    return routed.turn_id or ""
+
+
+async def approval_edited(h: Harness) -> str:
+    h.llm.script("Plan", plans.remind("call dad", approval=True))
+    routed = await h.send("remind me to call dad", message_id="edited")
+    request = await h.pending(routed.turn_id or "")
+    args = {**request.action_request.args, "text": "call dad and grandma"}
+    edit = ActionRequest(action=request.action_request.action, args=args)
+    await h.answer_inbox(request, HumanResponse(type="edit", args=edit))
+    await h.result(routed.turn_id or "")
+    return routed.turn_id or ""
+
+
+async def expired(h: Harness) -> str:
+    h.llm.script("Plan", plans.remind("renew passport", approval=True))
+    routed = await h.send("remind me to renew my passport", message_id="expired")
+    await h.pending(routed.turn_id or "")
+    await h.result(routed.turn_id or "")
+    return routed.turn_id or ""
+
+
+SCENARIOS: dict[str, Scenario] = {
+    "plain_turn": plain_turn,
+    "ignored_email": ignored_email,
+    "notify_respond": notify_respond,
+    "approval_accepted": approval_accepted,
+    "approval_edited": approval_edited,
+    "expired": expired,
+}
+
+
+async def record_histories(directory: Path, *, say: Callable[[str], None] = print) -> list[Path]:
+    """Run every scenario on the time-skipping server and write each turn's history as JSON."""
+    directory.mkdir(parents=True, exist_ok=True)
+    postgres = start_embedded_postgres(directory.parent.parent / ".memoir" / "histories")
+    pool = await open_pool(postgres.url)
+    env = await start_time_skipping()
+    written: list[Path] = []
+    try:
+        await migrate(pool)
+        for name, scenario in SCENARIOS.items():
+            async with running_harness(env.client, Stores.from_pool(pool)) as harness:
+                turn_id = await scenario(harness)
+                history = await env.client.get_workflow_handle(turn_id).fetch_history()
+                thread = await env.client.get_workflow_handle(
+                    turn_id.replace("turn:", "thread:", 1).rsplit(":", 1)[0]
+                ).fetch_history()
+            for suffix, recorded in (("turn", history), ("thread", thread)):
+                path = directory / f"{name}.{suffix}.json"
+                path.write_text(json.dumps(json.loads(recorded.to_json()), indent=1))
+                written.append(path)
+            say(f"recorded {name}")
+    finally:
+        await env.shutdown()
+        await pool.close()
+        postgres.stop()
+    return written
+
+
+def load_histories(directory: Path) -> list[WorkflowHistory]:
+    return [
+        WorkflowHistory.from_json(path.stem, path.read_text())
+        for path in sorted(directory.glob("*.json"))
+    ]
+
+
+async def replay_histories(directory: Path) -> list[str]:
+    """Replay every history; raises on the first nondeterminism."""
+    histories = load_histories(directory)
+    if not histories:
+        raise FileNotFoundError(f"no histories in {directory}: run `memoir replay --regenerate`")
+    replayer = Replayer(workflows=ALL_WORKFLOWS, data_converter=pydantic_data_converter)
+    for history in histories:
+        await replayer.replay_workflow(history)
+    return [h.workflow_id for h in histories]
