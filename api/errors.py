@@ -193,7 +193,7 @@ async def _on_validation_error(request: Request, exc: Exception) -> JSONResponse
             message = f"Malformed JSON body: {reason} (at character {position})."
             detail = ErrorDetail(field="body", reason=reason, type="json_invalid")
             return error_response(400, "malformed_json", message, [detail])
-        if tuple(error["loc"]) == ("body",) and isinstance(error.get("input"), bytes | str):
+        if tuple(error["loc"]) == ("body",) and isinstance(error.get("input"), bytes):
             message = "The body must be JSON, sent with 'Content-Type: application/json'."
             return error_response(415, "unsupported_media_type", message)
     api_error = validation_failed(details_of(errors))

@@ -234,6 +234,15 @@ CLARIFICATION_FEEDBACK = "Clarification from the user: {answer}"
 APPROVAL_FEEDBACK = "User gave feedback on the proposed {action}: {feedback}"
 
 
+RESPOND_FEEDBACK_RE = re.compile(
+    r"^User wants to reply to the email\. Use this feedback to respond: (?P<feedback>.*)$", re.S
+)
+CLARIFICATION_FEEDBACK_RE = re.compile(r"^Clarification from the user: (?P<answer>.*)$", re.S)
+APPROVAL_FEEDBACK_RE = re.compile(
+    r"^User gave feedback on the proposed (?P<action>[\w.]+): (?P<feedback>.*)$", re.S
+)
+
+
 def respond_feedback(feedback: str) -> str:
     """Feedback line for a notify email the user chose to respond to (seed 000)."""
     return RESPOND_FEEDBACK.format(feedback=feedback.strip())

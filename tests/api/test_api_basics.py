@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import httpx
+from temporalio.client import Client
 
+from api.app import create_app
+from memoir.settings import Settings
 from tests.api.support import ApiUser, assert_error
 
 
@@ -64,3 +67,24 @@ async def test_openapi_documents_the_error_shape(http: httpx.AsyncClient) -> Non
     assert responses["422"]["content"]["application/json"]["schema"]["$ref"].endswith(
         "/ErrorResponse"
     )
+
+
+async def test_lifespan_opens_the_database_and_connects_temporal(
+    settings: Settings, temporal_client: Client, user: ApiUser
+) -> None:
+    address = temporal_client.service_client.config.target_host
+    app = create_app(settings.model_copy(update={"temporal_address": address}))
+    async with app.router.lifespan_context(app):
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://api.test") as http:
+            response = await http.get("/v1/inbox", headers=user.headers)
+        assert (response.status_code, response.json()) == (200, [])
+    assert app.state.stores is None and app.state.client is None
+
+
+async def test_requests_before_the_lifespan_are_503_not_ready(settings: Settings) -> None:
+    app = create_app(settings)
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://api.test") as http:
+        response = await http.get("/v1/inbox", headers={"Authorization": "Bearer x"})
+    assert_error(response, 503, "not_ready")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+
 import httpx
 from temporalio.client import Client
 from temporalio.worker import Worker
@@ -81,7 +83,7 @@ async def test_body_over_one_mebibyte_is_413(http: httpx.AsyncClient, user: ApiU
 async def test_body_over_one_mebibyte_without_length_is_413(
     http: httpx.AsyncClient, user: ApiUser
 ) -> None:
-    async def chunks():  # no Content-Length: the limit counts what arrives
+    async def chunks() -> AsyncIterator[bytes]:  # no Content-Length: the limit counts bytes
         for _ in range(3):
             yield b"x" * (512 * 1024)
 

@@ -1,0 +1,111 @@
+"""Small text helpers shared by the offline skills."""
+
+from __future__ import annotations
+
+import json
+import re
+from email.utils import parseaddr
+from typing import Any
+
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+
+
+def message_text(message: BaseMessage) -> str:
+    """The text of a message, whether its content is a string or a list of blocks."""
+    content = message.content
+    if isinstance(content, str):
+        return content
+    parts: list[str] = []
+    for block in content:
+        if isinstance(block, str):
+            parts.append(block)
+        elif isinstance(block, dict) and isinstance(block.get("text"), str):
+            parts.append(block["text"])
+    return "\n".join(parts)
+
+
+def system_text(messages: list[BaseMessage]) -> str:
+    """All system messages, joined."""
+    return "\n\n".join(message_text(m) for m in messages if isinstance(m, SystemMessage))
+
+
+def human_texts(messages: list[BaseMessage]) -> list[str]:
+    """The text of every human message, in order."""
+    return [message_text(m) for m in messages if isinstance(m, HumanMessage)]
+
+
+def email_address(author: str) -> str:
+    """The lower-cased address of "Name <addr>" (or the whole string when there is none)."""
+    _name, addr = parseaddr(author)
+    return (addr or author).strip().lower()
+
+
+def first_name(author: str) -> str:
+    """ "Dan Smith <dan@x.com>" → "Dan"; "dan.smith@x.com" → "Dan"."""
+    name, addr = parseaddr(author)
+    if name.strip():
+        return name.strip().split()[0].strip("\"'")
+    local = (addr or author).split("@")[0]
+    word = re.split(r"[._+-]", local)[0]
+    return word.capitalize() if word else "there"
+
+
+_SUBJECT_PREFIX = re.compile(r"^\s*(?:(?:re|fw|fwd|aw|tr)\s*:\s*|\[[^\]]*\]\s*)+", re.I)
+
+
+def normalize_subject(subject: str) -> str:
+    """Subject without "Re:", "Fwd:" and "[tag]" prefixes."""
+    return _SUBJECT_PREFIX.sub("", subject).strip()
+
+
+def loads_object(text: str) -> dict[str, Any]:
+    """A JSON object, or {} when `text` is not one."""
+    try:
+        value = json.loads(text)
+    except (TypeError, ValueError):
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def sentence(text: str) -> str:
+    """`text` capitalized and ending with punctuation."""
+    text = text.strip()
+    if not text:
+        return text
+    text = text[0].upper() + text[1:]
+    return text if text[-1] in ".!?…" else text + "."
+
+
+_PRONOUNS = {
+    "my": "your",
+    "me": "you",
+    "i": "you",
+    "myself": "yourself",
+    "mine": "yours",
+    "i'm": "you're",
+    "i've": "you've",
+    "i'll": "you'll",
+    "am": "are",
+}
+
+
+def second_person(text: str) -> str:
+    """ "call my mom" → "call your mom": the user's words, said back to them."""
+
+    def swap(m: re.Match[str]) -> str:
+        word = m.group(0)
+        repl = _PRONOUNS.get(word.lower(), word)
+        return repl
+
+    return re.sub(r"\b(?:my|me|myself|mine|i'm|i've|i'll|i)\b", swap, text, flags=re.I)
+
+
+def to_first_person(text: str) -> str:
+    """ "remind you to call your mom" → "remind me to call my mom" (a proposal, as a request)."""
+    swaps = {"you": "me", "your": "my", "yourself": "myself", "yours": "mine"}
+    return re.sub(
+        r"\b(?:you|your|yourself|yours)\b",
+        lambda m: swaps[m.group(0).lower()],
+        text,
+        flags=re.I,
+    )

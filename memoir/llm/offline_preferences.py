@@ -1,0 +1,222 @@
+"""Offline preference updater: seed 000 `update_memory` as one targeted line, never a rewrite.
+
+Reads `MEMORY_UPDATE_INSTRUCTIONS` (the current profile in the last `<memory_profile>` block)
+and the human messages built by `prompts.preference_messages` (the email's markdown, then a
+decision message ending in `Decision: <decision>`). The profile comes back unchanged except for
+one line appended, or one learned line corrected in place.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Any
+
+from langchain_core.messages import BaseMessage
+
+from memoir.llm._text import email_address, human_texts, loads_object, system_text
+from memoir.llm.prompts import DECISION_LINE_RE, LEARNED_TRIAGE_LINE, LEARNED_TRIAGE_RE, one_line
+from memoir.models import UserPreferences
+
+TRIAGE_ACTIONS = {
+    "notify.ignore": "Ignore",
+    "email.ignore": "Ignore",
+    "calendar.ignore": "Ignore",
+    "question.ignore": "Ignore",
+    "notify.respond": "Respond",
+    "notify.notify": "Notify",
+}
+
+
+def _current_profile(system: str) -> tuple[str, str]:
+    """(namespace, current profile) from the rendered instructions."""
+    ns = re.search(r"^# Process current profile for (\S+)", system, re.M)
+    namespace = ns.group(1) if ns else ""
+    tail = system[ns.end() :] if ns else system
+    blocks = re.findall(r"<memory_profile>\n?(.*?)\n?</memory_profile>", tail, re.S)
+    return namespace, (blocks[-1] if blocks else "")
+
+
+def _infer_decision(text: str) -> str | None:
+    """The decision, from its `Decision:` line or, failing that, from seed 000's wording."""
+    lines = DECISION_LINE_RE.findall(text)
+    if lines:
+        return str(lines[-1])
+    low = text.lower()
+    if "decided to ignore" in low:
+        return "notify.ignore"
+    if "decided to respond" in low:
+        return "notify.respond"
+    if "edited the email" in low:
+        return "email.edit"
+    if "edited the calendar" in low:
+        return "calendar.edit"
+    if "feedback on the email" in low:
+        return "email.feedback"
+    if "feedback on the calendar" in low:
+        return "calendar.feedback"
+    return None
+
+
+def _email_field(text: str, name: str) -> str:
+    m = re.search(rf"^\*\*{name}\*\*:[ \t]*(.*)$", text, re.M) or re.search(
+        rf"^{name}:[ \t]*(.*)$", text, re.M
+    )
+    return m.group(1).strip() if m else ""
+
+
+def _tag(text: str, tag: str) -> str | None:
+    m = re.search(rf"<{tag}>(.*?)</{tag}>", text, re.S)
+    return m.group(1).strip() if m else None
+
+
+def _lines(body: str) -> list[str]:
+    return [line.strip() for line in body.splitlines() if line.strip()]
+
+
+def _signoff(body: str) -> str:
+    lines = _lines(body)
+    if not lines:
+        return ""
+    if len(lines) >= 2 and lines[-2].endswith(",") and len(lines[-1].split()) <= 3:
+        return f"{lines[-2]} {lines[-1]}"
+    return lines[-1] if len(lines[-1].split()) <= 6 else ""
+
+
+def _greeting(body: str) -> str:
+    lines = _lines(body)
+    if not lines:
+        return ""
+    first = lines[0]
+    is_greeting = first.endswith(",") or re.match(r"^(hi|hello|hey|dear|good)\b", first, re.I)
+    return first if is_greeting and len(first.split()) <= 6 else ""
+
+
+def describe_email_edit(original: dict[str, Any], edited: dict[str, Any]) -> list[str]:
+    """What an edit of an email draft changed, as preference phrases."""
+    parts: list[str] = []
+    o_subject, e_subject = str(original.get("subject", "")), str(edited.get("subject", ""))
+    if e_subject and e_subject != o_subject:
+        parts.append(f'subjects like "{one_line(e_subject, 80)}"')
+    o_body, e_body = str(original.get("body", "")), str(edited.get("body", ""))
+    if e_body and e_body.strip() != o_body.strip():
+        before = len(parts)
+        greeting = _greeting(e_body)
+        if greeting and greeting != _greeting(o_body):
+            parts.append(f'opening with "{greeting}"')
+        signoff = _signoff(e_body)
+        if signoff and signoff != _signoff(o_body):
+            parts.append(f'signing off with "{signoff}"')
+        o_words, e_words = len(o_body.split()), len(e_body.split())
+        if o_words and e_words <= 0.7 * o_words:
+            parts.append(f"shorter emails (about {e_words} words)")
+        elif o_words and e_words >= 1.5 * o_words:
+            parts.append("more detailed emails")
+        if len(parts) == before:
+            parts.append(f'wording like "{one_line(e_body, 120)}"')
+    return parts
+
+
+def _time_of_day(value: Any) -> str | None:
+    try:
+        return datetime.fromisoformat(str(value)).strftime("%H:%M")
+    except ValueError:
+        return None
+
+
+def describe_calendar_edit(original: dict[str, Any], edited: dict[str, Any]) -> list[str]:
+    """What an edit of a calendar invitation changed, as preference phrases."""
+    parts: list[str] = []
+    for key in sorted(set(original) | set(edited)):
+        before, after = original.get(key), edited.get(key)
+        if after is None or after == before:
+            continue
+        if key in ("duration_minutes", "duration"):
+            parts.append(f"{after}-minute meetings")
+        elif key in ("start", "start_time"):
+            o_time, e_time = _time_of_day(before), _time_of_day(after)
+            if e_time and e_time != o_time:
+                parts.append(f"meetings around {e_time}")
+            elif e_time is None:
+                parts.append(f"start {after}")
+        elif key in ("title", "subject"):
+            parts.append(f'titles like "{one_line(str(after), 80)}"')
+        elif key == "attendees" and isinstance(after, list):
+            added = [str(a) for a in after if not isinstance(before, list) or a not in before]
+            if added:
+                parts.append(f"inviting {', '.join(added)}")
+        elif key not in ("end", "end_time", "event_id", "id"):
+            parts.append(f"{key.replace('_', ' ')} {one_line(str(after), 80)}")
+    return parts
+
+
+def _apply_triage_line(profile: str, action: str, subject: str, author: str) -> tuple[str, str]:
+    """Add or correct the learned line for (subject, sender); returns (profile, what changed)."""
+    subject = subject.replace('"', "'")
+    new_line = LEARNED_TRIAGE_LINE.format(action=action, subject=subject, author=author)
+    sender = email_address(author)
+    for m in LEARNED_TRIAGE_RE.finditer(profile):
+        same_subject = m.group("subject").strip().lower() == subject.strip().lower()
+        if same_subject and email_address(m.group("author")) == sender:
+            if m.group("action").lower() == action.lower():
+                return profile, f"`{m.group(0).strip()}` is already in the profile: no change"
+            updated = profile[: m.start()] + new_line + profile[m.end() :]
+            return updated, f"corrected `{m.group(0).strip()}` to `{new_line}`"
+    return _append(profile, new_line), f"added `{new_line}`"
+
+
+def _append(profile: str, line: str) -> str:
+    body = profile.rstrip("\n")
+    return f"{body}\n{line}" if body else line
+
+
+def _apply_line(profile: str, line: str) -> tuple[str, str]:
+    if any(existing.strip() == line for existing in profile.splitlines()):
+        return profile, f"`{line}` is already in the profile: no change"
+    return _append(profile, line), f"added `{line}`"
+
+
+def update_preferences_offline(messages: list[BaseMessage]) -> UserPreferences:
+    """One targeted change to the profile, explained in `chain_of_thought`."""
+    namespace, profile = _current_profile(system_text(messages))
+    text = "\n\n".join(human_texts(messages))
+    decision = _infer_decision(text)
+    steps = [f"Namespace {namespace or '(unknown)'}; decision {decision or '(none found)'}."]
+    changed = profile
+    if decision in TRIAGE_ACTIONS:
+        subject, author = _email_field(text, "Subject"), _email_field(text, "From")
+        if subject or author:
+            changed, what = _apply_triage_line(
+                profile, TRIAGE_ACTIONS[decision], subject, author or "anyone"
+            )
+            steps.append(
+                f"The user chose {TRIAGE_ACTIONS[decision].lower()} for this email: {what}."
+            )
+        else:
+            steps.append("The email (subject and sender) is missing, so there is nothing to learn.")
+    elif decision in ("email.edit", "calendar.edit"):
+        original = loads_object(_tag(text, "original") or "")
+        edited = loads_object(_tag(text, "edited") or "")
+        if decision == "email.edit":
+            parts, prefix = describe_email_edit(original, edited), "- When replying, prefer: "
+        else:
+            parts, prefix = describe_calendar_edit(original, edited), "- When scheduling, prefer: "
+        if parts:
+            changed, what = _apply_line(profile, prefix + "; ".join(parts))
+            steps.append(f"The edit changed {', '.join(parts)}: {what}.")
+        else:
+            steps.append("The edited version equals the original: nothing to learn.")
+    elif decision in ("email.feedback", "calendar.feedback"):
+        feedback = _tag(text, "feedback")
+        if feedback:
+            prefix = "- When replying, remember: "
+            if decision == "calendar.feedback":
+                prefix = "- When scheduling, remember: "
+            changed, what = _apply_line(profile, prefix + one_line(feedback, 200))
+            steps.append(f"The user's feedback is a preference: {what}.")
+        else:
+            steps.append("No feedback text was given: nothing to learn.")
+    else:
+        steps.append("No decision this updater knows: the profile is kept as it is.")
+    steps.append("Everything else in the profile is preserved word for word.")
+    return UserPreferences(chain_of_thought=" ".join(steps), user_preferences=changed)
