@@ -2,13 +2,11 @@
 
 import asyncio
 from datetime import timedelta
-from typing import Any
 
 from pydantic import TypeAdapter
 from temporalio.client import (
     Client,
     RPCTimeoutOrCancelledError,
-    WithStartWorkflowOperation,
     WorkflowExecutionDescription,
     WorkflowExecutionStatus,
     WorkflowHandle,
@@ -16,11 +14,6 @@ from temporalio.client import (
     WorkflowQueryRejectedError,
     WorkflowUpdateFailedError,
     WorkflowUpdateRPCTimeoutOrCancelledError,
-)
-from temporalio.common import (
-    SearchAttributePair,
-    TypedSearchAttributes,
-    WorkflowIDConflictPolicy,
 )
 from temporalio.service import RPCError, RPCStatusCode
 
@@ -31,7 +24,6 @@ from memoir.models import (
     HitlRequest,
     IncomingMessage,
     RouteResult,
-    ThreadInput,
     ThreadState,
     TurnResult,
     TurnStatus,
@@ -42,8 +34,6 @@ from memoir.models.names import (
     SA_AWAITING_HUMAN,
     SA_USER_ID,
     THREAD_STATE_QUERY,
-    THREAD_SUBMIT_UPDATE,
-    THREAD_WORKFLOW,
     TURN_ANSWER_SIGNAL,
     TURN_PENDING_QUERY,
     TURN_VIEW_QUERY,
@@ -51,6 +41,7 @@ from memoir.models.names import (
     thread_workflow_id,
 )
 from memoir.settings import Settings
+from temporal import ingest
 
 # How long a query may take before the turn counts as not answering (no worker, stuck task).
 QUERY_TIMEOUT = timedelta(seconds=5)
@@ -75,32 +66,9 @@ def owns_turn(user_id: str, turn_id: str) -> bool:
 async def submit_message(
     client: Client, settings: Settings, message: IncomingMessage
 ) -> RouteResult:
-    """Send a message to its thread workflow by update-with-start; the thread's routing decision."""
-    start: WithStartWorkflowOperation[Any, Any] = WithStartWorkflowOperation(
-        THREAD_WORKFLOW,
-        ThreadInput(
-            user_id=message.user_id,
-            thread_id=message.thread_id,
-            channel=message.channel,
-            hitl_ttl_seconds=settings.hitl_ttl_seconds,
-            idle_hours=settings.thread_idle_hours,
-            max_replans=settings.max_replans,
-        ),
-        id=thread_workflow_id(message.user_id, message.thread_id),
-        id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
-        task_queue=settings.task_queue,
-        search_attributes=TypedSearchAttributes(
-            [
-                SearchAttributePair(sa.USER_ID, message.user_id),
-                SearchAttributePair(sa.THREAD_ID, message.thread_id),
-                SearchAttributePair(sa.CHANNEL, message.channel.value),
-            ]
-        ),
-    )
+    """Send a message to its thread workflow; the thread's routing decision, or a clear error."""
     try:
-        result: RouteResult = await client.execute_update_with_start_workflow(
-            THREAD_SUBMIT_UPDATE, message, start_workflow_operation=start, result_type=RouteResult
-        )
+        result = await ingest.submit_message(client, settings, message)
     except WorkflowUpdateFailedError as err:
         raise ApiError(422, "rejected", f"The thread refused the message: {err.cause}") from err
     except WorkflowUpdateRPCTimeoutOrCancelledError as err:
