@@ -131,8 +131,8 @@ class OpenAIEmbedder:
         # check_embedding_ctx_length=False: tiktoken would download its encodings at run time.
         self._client = OpenAIEmbeddings(
             model=model,
-            api_key=SecretStr(api_key),
-            base_url=base_url,
+            openai_api_key=SecretStr(api_key),
+            openai_api_base=base_url,
             dimensions=dimensions,
             check_embedding_ctx_length=False,
         )

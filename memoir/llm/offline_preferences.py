@@ -8,6 +8,7 @@ one line appended, or one learned line corrected in place.
 
 from __future__ import annotations
 
+import ast
 import re
 from datetime import datetime
 from typing import Any
@@ -15,7 +16,13 @@ from typing import Any
 from langchain_core.messages import BaseMessage
 
 from memoir.llm._text import email_address, human_texts, loads_object, system_text
-from memoir.llm.prompts import DECISION_LINE_RE, LEARNED_TRIAGE_LINE, LEARNED_TRIAGE_RE, one_line
+from memoir.llm.prompts import (
+    DECISION_LINE_RE,
+    LEARNED_TRIAGE_LINE,
+    LEARNED_TRIAGE_RE,
+    normalize_decision,
+    one_line,
+)
 from memoir.models import UserPreferences
 
 TRIAGE_ACTIONS = {
@@ -37,24 +44,30 @@ def _current_profile(system: str) -> tuple[str, str]:
     return namespace, (blocks[-1] if blocks else "")
 
 
-def _infer_decision(text: str) -> str | None:
-    """The decision, from its `Decision:` line or, failing that, from seed 000's wording."""
+def _infer_decision(text: str, namespace: str) -> str | None:
+    """The decision: its `Decision:` line, else read from the wording (seed 000 and variants)."""
     lines = DECISION_LINE_RE.findall(text)
     if lines:
-        return str(lines[-1])
+        return normalize_decision(str(lines[-1]))
     low = text.lower()
-    if "decided to ignore" in low:
-        return "notify.ignore"
-    if "decided to respond" in low:
+    calendar = namespace == "cal_preferences" or (
+        namespace != "response_preferences" and "calendar." in low
+    )
+    kind = "calendar" if calendar else "email"
+    if "<edited>" in low or "edited to:" in low or re.search(r"\bedited the\b", low):
+        return f"{kind}.edit"
+    if re.search(r"\b(?:decided|chose|wants?) to (?:respond|reply)\b", low):
         return "notify.respond"
-    if "edited the email" in low:
-        return "email.edit"
-    if "edited the calendar" in low:
-        return "calendar.edit"
-    if "feedback on the email" in low:
-        return "email.feedback"
-    if "feedback on the calendar" in low:
-        return "calendar.feedback"
+    if re.search(r"\b(?:ignored|decided to ignore|chose to ignore)\b", low):
+        if "proposed email" in low or "email draft" in low:
+            return "email.ignore"
+        if "proposed calendar" in low or "calendar invitation" in low:
+            return "calendar.ignore"
+        if "question" in low:
+            return "question.ignore"
+        return "notify.ignore"
+    if "<feedback>" in low or "user feedback:" in low or "gave feedback" in low:
+        return f"{kind}.feedback"
     return None
 
 
@@ -67,6 +80,34 @@ def _email_field(text: str, name: str) -> str:
 
 def _tag(text: str, tag: str) -> str | None:
     m = re.search(rf"<{tag}>(.*?)</{tag}>", text, re.S)
+    return m.group(1).strip() if m else None
+
+
+def _args(text: str, tag: str, line_prefix: str) -> dict[str, Any]:
+    """Args given as `<tag>JSON</tag>`, or as a "Prefix: {python dict}" line."""
+    tagged = _tag(text, tag)
+    if tagged is not None:
+        return _literal(tagged)
+    m = re.search(rf"^{line_prefix}[^:\n]*:\s*(\{{.*\}})\s*$", text, re.M)
+    return _literal(m.group(1)) if m else {}
+
+
+def _literal(text: str) -> dict[str, Any]:
+    value = loads_object(text)
+    if value:
+        return value
+    try:
+        parsed = ast.literal_eval(text)  # a dict written with str(): literals only, no code
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return {}
+    return parsed if isinstance(parsed, dict) else {}
+
+
+def _feedback(text: str) -> str | None:
+    tagged = _tag(text, "feedback")
+    if tagged:
+        return tagged
+    m = re.search(r"^User feedback:\s*(.+)$", text, re.M)
     return m.group(1).strip() if m else None
 
 
@@ -92,6 +133,16 @@ def _greeting(body: str) -> str:
     return first if is_greeting and len(first.split()) <= 6 else ""
 
 
+def _greeting_template(body: str) -> str:
+    """The greeting with the recipient's name as <name>: "Hey Dan," → "Hey <name>,"."""
+    return re.sub(
+        r"^(hi|hello|hey|dear|good morning|good afternoon)\s+[\w.'-]+",
+        r"\1 <name>",
+        _greeting(body),
+        flags=re.I,
+    )
+
+
 def describe_email_edit(original: dict[str, Any], edited: dict[str, Any]) -> list[str]:
     """What an edit of an email draft changed, as preference phrases."""
     parts: list[str] = []
@@ -101,8 +152,8 @@ def describe_email_edit(original: dict[str, Any], edited: dict[str, Any]) -> lis
     o_body, e_body = str(original.get("body", "")), str(edited.get("body", ""))
     if e_body and e_body.strip() != o_body.strip():
         before = len(parts)
-        greeting = _greeting(e_body)
-        if greeting and greeting != _greeting(o_body):
+        greeting = _greeting_template(e_body)
+        if greeting and greeting != _greeting_template(o_body):
             parts.append(f'opening with "{greeting}"')
         signoff = _signoff(e_body)
         if signoff and signoff != _signoff(o_body):
@@ -180,7 +231,7 @@ def update_preferences_offline(messages: list[BaseMessage]) -> UserPreferences:
     """One targeted change to the profile, explained in `chain_of_thought`."""
     namespace, profile = _current_profile(system_text(messages))
     text = "\n\n".join(human_texts(messages))
-    decision = _infer_decision(text)
+    decision = _infer_decision(text, namespace)
     steps = [f"Namespace {namespace or '(unknown)'}; decision {decision or '(none found)'}."]
     changed = profile
     if decision in TRIAGE_ACTIONS:
@@ -195,8 +246,8 @@ def update_preferences_offline(messages: list[BaseMessage]) -> UserPreferences:
         else:
             steps.append("The email (subject and sender) is missing, so there is nothing to learn.")
     elif decision in ("email.edit", "calendar.edit"):
-        original = loads_object(_tag(text, "original") or "")
-        edited = loads_object(_tag(text, "edited") or "")
+        original = _args(text, "original", "Proposed")
+        edited = _args(text, "edited", "Edited to")
         if decision == "email.edit":
             parts, prefix = describe_email_edit(original, edited), "- When replying, prefer: "
         else:
@@ -207,7 +258,7 @@ def update_preferences_offline(messages: list[BaseMessage]) -> UserPreferences:
         else:
             steps.append("The edited version equals the original: nothing to learn.")
     elif decision in ("email.feedback", "calendar.feedback"):
-        feedback = _tag(text, "feedback")
+        feedback = _feedback(text)
         if feedback:
             prefix = "- When replying, remember: "
             if decision == "calendar.feedback":

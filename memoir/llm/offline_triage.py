@@ -137,7 +137,8 @@ RESPOND_MARKERS = _markers(
     (
         r"\bare you (?:available|free|around)\b|\bdo you have time\b|\bwhat time works\b|"
         r"\bworks? for you\b|\bmeeting request\b|\bschedule a (?:meeting|call)\b|"
-        r"\bset up a (?:meeting|call)\b|\blet'?s (?:meet|catch up|sync)\b|\bbook a (?:call|meeting)\b",
+        r"\bset up a (?:meeting|call)\b|\blet'?s (?:meet|catch up|sync)\b|"
+        r"\bbook a (?:call|meeting)\b",
         "a meeting request",
     ),
     (
@@ -148,12 +149,12 @@ RESPOND_MARKERS = _markers(
     (r"\burgent\b|\basap\b|\bblocker\b|\bis down\b|\boutage\b", "an urgent issue"),
 )
 AUTOMATED_SENDER = re.compile(
-    r"(?:^|[<\s.])(?:no-?reply|do-?not-?reply|donotreply|mailer-daemon|notifications?|alerts?|"
+    r"(?:^|[<\s._-])(?:no-?reply|do-?not-?reply|donotreply|mailer-daemon|notifications?|alerts?|"
     r"bounces?)@",
     re.I,
 )
 BULK_SENDER = re.compile(
-    r"(?:^|[<\s.])(?:news|newsletters?|marketing|promo(?:tions)?|offers|deals)@", re.I
+    r"(?:^|[<\s._-])(?:news|newsletters?|marketing|promo(?:tions)?|offers|deals)@", re.I
 )
 BOILERPLATE_QUESTION = re.compile(
     r"^(?:any |have |got )?(?:questions|need help|problems viewing this email|not you|"
@@ -195,7 +196,9 @@ def classify_by_rules(email: TriageEmail) -> tuple[Classification, str]:
     if questions:
         asks.append(f'a direct question ("{questions[0][:80]}")')
     if AUTOMATED_SENDER.search(email.author):
-        if notify:
+        urgent = _found(RESPOND_MARKERS[-1:], text)
+        if notify or urgent:
+            notify = notify + urgent
             return Classification.NOTIFY, (
                 f"it is an automated message ({', '.join(notify)}) worth knowing about, "
                 "and nobody is waiting for a reply"

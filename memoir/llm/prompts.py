@@ -168,7 +168,8 @@ request into a plan of tool steps; you do not execute anything yourself.
 - Reminders: "remind me to X <when>" → reminders.create with the text X and due_at in the user's
   timezone. Without a text or a time, list "what" / "when" in missing_fields and ask a question.
 - Referential language ("it", "that", "do it", "that one") refers to the Latest Actions, most
-  recent first. Only when none is plausible: intent "intent_unclear", confidence 0.3, a question.
+  recent first; copy the action's ids (e.g. reminder_id) into the step's args. Only when none
+  is plausible: intent "intent_unclear", confidence 0.3, a question.
 - Greetings, thanks and questions that need no tool: intent_type "conversation", no steps.
 - A request starting with "{email_request_prefix}" asks for a reply to that email: one
   email.send step to its author, subject "Re: <subject>", a short polite body following the
@@ -234,12 +235,14 @@ CLARIFICATION_FEEDBACK = "Clarification from the user: {answer}"
 APPROVAL_FEEDBACK = "User gave feedback on the proposed {action}: {feedback}"
 
 
+# The parsers also accept close variants ("Feedback on the proposed email.send: …").
 RESPOND_FEEDBACK_RE = re.compile(
-    r"^User wants to reply to the email\. Use this feedback to respond: (?P<feedback>.*)$", re.S
+    r"^User wants to reply to the email\. Use this feedback to respond:\s*(?P<feedback>.*)$", re.S
 )
-CLARIFICATION_FEEDBACK_RE = re.compile(r"^Clarification from the user: (?P<answer>.*)$", re.S)
+CLARIFICATION_FEEDBACK_RE = re.compile(r"^Clarification from the user:\s*(?P<answer>.*)$", re.S)
 APPROVAL_FEEDBACK_RE = re.compile(
-    r"^User gave feedback on the proposed (?P<action>[\w.]+): (?P<feedback>.*)$", re.S
+    r"^(?:User gave feedback|Feedback) on the proposed (?P<action>[\w.]+):\s*(?P<feedback>.*)$",
+    re.S,
 )
 
 
@@ -336,7 +339,7 @@ def render_recent_messages(messages: Sequence[RecentMessage], limit: int = 8) ->
 
 
 def render_email_request(email: EmailMessage) -> str:
-    """The `## Request` text of a turn that must answer an email (seed 000 "Respond to the email")."""
+    """The `## Request` of a turn that answers an email (seed 000 "Respond to the email")."""
     return f"{EMAIL_REQUEST_PREFIX} (id {email.email_id}):\n\n{email.markdown()}"
 
 
@@ -346,9 +349,7 @@ def split_sections(text: str, headers: Sequence[str]) -> dict[str, str]:
     The last known section runs to the end of the text, so free text (an email body) can sit
     in it safely.
     """
-    pattern = re.compile(
-        r"^## (" + "|".join(re.escape(h) for h in headers) + r")[ \t]*$", re.M
-    )
+    pattern = re.compile(r"^## (" + "|".join(re.escape(h) for h in headers) + r")[ \t]*$", re.M)
     found: list[tuple[str, int, int]] = []
     seen: set[str] = set()
     for m in pattern.finditer(text):
@@ -473,6 +474,27 @@ DECISION_MESSAGES: dict[str, str] = {
 DECISION_LINE_RE = re.compile(r"^Decision:\s*(?P<decision>[\w.]+)\s*$", re.M)
 
 
+# "email.send.edit" (a capability) → "email.edit" (a decision); ".response" → ".feedback".
+_DECISION_ALIASES = {
+    "email.send": "email",
+    "calendar.schedule": "calendar",
+    "calendar.update": "calendar",
+    "calendar.cancel": "calendar",
+    "response": "feedback",
+}
+
+
+def normalize_decision(decision: str) -> str:
+    """A decision name in `prompts.DECISION_MESSAGES` terms (capability names accepted)."""
+    name = decision.strip()
+    for alias, canonical in _DECISION_ALIASES.items():
+        if name.startswith(alias + "."):
+            name = canonical + name[len(alias) :]
+    head, _, tail = name.rpartition(".")
+    tail = _DECISION_ALIASES.get(tail, tail)
+    return f"{head}.{tail}" if head else tail
+
+
 def _json(args: Mapping[str, Any]) -> str:
     return json.dumps(dict(args), ensure_ascii=False, sort_keys=True, default=str)
 
@@ -487,11 +509,15 @@ def preference_messages(
 ) -> list[str]:
     """The human messages `update_memory` gets for one decision (seed 000 section 4).
 
-    `decision` is one of `DECISION_MESSAGES` (e.g. "notify.ignore", "email.edit"). The email's
+    `decision` is one of `DECISION_MESSAGES` (e.g. "notify.ignore", "email.edit"; capability
+    spellings such as "email.send.edit" or "calendar.schedule.response" are accepted). The email's
     markdown comes first when given; the decision message ends with a `Decision:` line.
     """
+    decision = normalize_decision(decision)
     if decision not in DECISION_MESSAGES:
-        raise ValueError(f"unknown decision {decision!r}; expected one of {list(DECISION_MESSAGES)}")
+        raise ValueError(
+            f"unknown decision {decision!r}; expected one of {list(DECISION_MESSAGES)}"
+        )
     messages: list[str] = []
     if email is not None:
         messages.append(f"The email this decision is about:\n\n{email.markdown()}")

@@ -1,0 +1,132 @@
+"""Chat models: `offline` (deterministic, no key) or `openai` (any OpenAI-compatible endpoint).
+
+llm = get_chat_model(settings)
+decision = await structured(llm, TriageDecision).ainvoke(messages)
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, TypeVar, cast
+
+from langchain_core.language_models import BaseChatModel, LanguageModelInput
+from langchain_core.runnables import Runnable, RunnableLambda
+from pydantic import BaseModel
+
+from memoir.llm.offline import OfflineChatModel, register_offline_skill
+from memoir.llm.scripted import ScriptedCall, ScriptedChatModel, ScriptExhausted
+
+if TYPE_CHECKING:
+    from memoir.settings import Settings
+
+__all__ = [
+    "LLMConfigError",
+    "OfflineChatModel",
+    "ScriptExhausted",
+    "ScriptedCall",
+    "ScriptedChatModel",
+    "get_chat_model",
+    "register_offline_skill",
+    "structured",
+]
+
+T = TypeVar("T", bound=BaseModel)
+
+
+class LLMConfigError(ValueError):
+    """The chat model cannot be built from the settings (e.g. openai without a key)."""
+
+
+def get_chat_model(settings: Settings) -> BaseChatModel:
+    """The chat model `settings.llm_provider` names.
+
+    'openai': `ChatOpenAI(model=llm_model, api_key, base_url=openai_base_url, temperature=0)`;
+    'offline': `OfflineChatModel` with the configured embedder.
+    """
+    if settings.llm_provider == "openai":
+        if not settings.openai_api_key:
+            raise LLMConfigError(
+                "MEMOIR_LLM_PROVIDER=openai needs OPENAI_API_KEY. Set it (any non-empty value "
+                "for a local OpenAI-compatible server given by OPENAI_BASE_URL), or use "
+                "MEMOIR_LLM_PROVIDER=offline, which needs no key."
+            )
+        from langchain_openai import ChatOpenAI
+        from pydantic import SecretStr
+
+        return ChatOpenAI(
+            model=settings.llm_model,
+            api_key=SecretStr(settings.openai_api_key),
+            base_url=settings.openai_base_url,
+            temperature=0,
+        )
+    if settings.llm_provider == "offline":
+        from memoir.embeddings import get_embedder
+
+        return OfflineChatModel(embedder=_LazyEmbedder(lambda: get_embedder(settings)))
+    raise LLMConfigError(f"unknown MEMOIR_LLM_PROVIDER {settings.llm_provider!r}")
+
+
+class _LazyEmbedder:
+    """Builds the configured embedder on first use (the offline model may never need one)."""
+
+    def __init__(self, factory: Any) -> None:
+        self._factory = factory
+        self._embedder: Any = None
+
+    def _get(self) -> Any:
+        if self._embedder is None:
+            self._embedder = self._factory()
+        return self._embedder
+
+    @property
+    def dim(self) -> int:
+        return int(self._get().dim)
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        return cast(list[list[float]], self._get().embed(texts))
+
+
+def _strict_compatible(schema: type[BaseModel]) -> bool:
+    """Whether OpenAI's strict structured outputs accept `schema` (no free-form objects)."""
+
+    def walk(node: Any) -> bool:
+        if isinstance(node, dict):
+            if node.get("type") == "object" and node.get("additionalProperties") not in (
+                None,
+                False,
+            ):
+                return False
+            return all(walk(v) for v in node.values())
+        if isinstance(node, list):
+            return all(walk(v) for v in node)
+        return True
+
+    return walk(schema.model_json_schema())
+
+
+def structured(llm: BaseChatModel, schema: type[T]) -> Runnable[LanguageModelInput, T]:
+    """`llm` answering with instances of `schema`.
+
+    OpenAI: `with_structured_output(schema, method="json_schema")`. A schema with free-form
+    objects (e.g. `PlanStep.args: dict[str, Any]`) is rejected by strict mode, so it is sent as a
+    non-strict JSON schema and validated here. Offline / scripted: their own implementation.
+    """
+    from langchain_openai import ChatOpenAI
+
+    if isinstance(llm, ChatOpenAI):
+        if _strict_compatible(schema):
+            return cast(
+                Runnable[LanguageModelInput, T],
+                llm.with_structured_output(schema, method="json_schema"),
+            )
+        json_schema = {
+            "name": schema.__name__,
+            "description": (schema.__doc__ or schema.__name__).strip(),
+            "schema": schema.model_json_schema(),
+            "strict": False,
+        }
+        raw = llm.with_structured_output(json_schema, method="json_schema")
+        return cast(
+            Runnable[LanguageModelInput, T],
+            raw | RunnableLambda(schema.model_validate, name=f"validate_{schema.__name__}"),
+        )
+    return cast(Runnable[LanguageModelInput, T], llm.with_structured_output(schema))

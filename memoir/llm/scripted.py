@@ -1,0 +1,192 @@
+"""`ScriptedChatModel`: a chat model for tests that answers from a script and records every call.
+
+    llm = ScriptedChatModel(
+        responses={"Plan": [Plan(...), {"intent": "...", "confidence": 0.9}]},
+        replies=["Done!"],
+    )
+
+`llm.script("Plan", plan1, plan2)` and `llm.reply("text")` append to the scripts later.
+Structured calls consume `responses[schema name]` in order (instances, dicts validated into the
+schema, exceptions raised, or callables given the messages); plain calls consume `replies`.
+When a script runs out, the call goes to an `OfflineChatModel` (`on_exhausted="fallback"`, the
+default) or raises `ScriptExhausted` (`on_exhausted="raise"`). `calls` lists what the model saw.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from langchain_core.callbacks import CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel, LanguageModelInput
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from langchain_core.runnables import Runnable, RunnableLambda
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
+
+from memoir.llm._text import message_text
+from memoir.llm.offline import OfflineChatModel
+
+__all__ = ["ScriptExhausted", "ScriptedCall", "ScriptedChatModel"]
+
+
+class ScriptExhausted(RuntimeError):
+    """A scripted model was called more often than its script allows."""
+
+
+@dataclass(frozen=True)
+class ScriptedCall:
+    """One call: the schema's name (None for a plain reply) and the messages the model saw."""
+
+    schema: str | None
+    messages: list[BaseMessage]
+
+    @property
+    def text(self) -> str:
+        """All message texts joined, handy for `in` assertions."""
+        return "\n\n".join(message_text(m) for m in self.messages)
+
+    def __contains__(self, fragment: object) -> bool:
+        """`"feed the cat" in call`: whether any message contains the text."""
+        return isinstance(fragment, str) and fragment in self.text
+
+
+class ScriptedChatModel(BaseChatModel):
+    """Answers from a script, records every call, falls back to the offline model."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    responses: dict[str, list[Any]] = Field(default_factory=dict)
+    replies: list[str] = Field(default_factory=list)
+    on_exhausted: Literal["fallback", "raise"] = "fallback"
+    fallback: Any = Field(default=None, exclude=True, description="Defaults to OfflineChatModel.")
+
+    _calls: list[ScriptedCall] = PrivateAttr(default_factory=list)
+    _positions: dict[str, int] = PrivateAttr(default_factory=dict)
+    _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
+
+    @field_validator("responses", mode="before")
+    @classmethod
+    def _schema_names(cls, value: Any) -> Any:
+        """Accept schema classes as keys too."""
+        if isinstance(value, dict):
+            return {k.__name__ if isinstance(k, type) else k: list(v) for k, v in value.items()}
+        return value
+
+    @property
+    def _llm_type(self) -> str:
+        return "memoir-scripted"
+
+    def script(self, schema: str | type, *responses: Any) -> ScriptedChatModel:
+        """Append answers for `schema` (a name or a class); returns self for chaining."""
+        name = schema.__name__ if isinstance(schema, type) else schema
+        with self._lock:
+            self.responses.setdefault(name, []).extend(responses)
+        return self
+
+    def reply(self, *texts: str) -> ScriptedChatModel:
+        """Append plain replies; returns self for chaining."""
+        with self._lock:
+            self.replies.extend(texts)
+        return self
+
+    def schemas_called(self) -> list[str]:
+        """The schema name of every structured call so far, in order."""
+        return [c.schema for c in self._calls if c.schema is not None]
+
+    @property
+    def calls(self) -> list[ScriptedCall]:
+        """Every call so far, in order."""
+        return list(self._calls)
+
+    def calls_for(self, schema: str | type | None) -> list[ScriptedCall]:
+        """The calls for one schema (a name or a class; None for plain replies)."""
+        name = schema.__name__ if isinstance(schema, type) else schema
+        return [c for c in self._calls if c.schema == name]
+
+    def remaining(self, schema: str | type | None = None) -> int:
+        """How many scripted answers are left for `schema` (None: plain replies)."""
+        name = schema.__name__ if isinstance(schema, type) else schema
+        key = name or ""
+        script = self.replies if name is None else self.responses.get(key, [])
+        return len(script) - self._positions.get(key, 0)
+
+    def _fallback(self) -> OfflineChatModel:
+        if self.fallback is None:
+            self.fallback = OfflineChatModel()
+        fallback: OfflineChatModel = self.fallback
+        return fallback
+
+    def _next(self, key: str, script: list[Any], what: str) -> tuple[bool, Any]:
+        """(found, item): the next scripted item for `key`, consuming it."""
+        with self._lock:
+            position = self._positions.get(key, 0)
+            if position < len(script):
+                self._positions[key] = position + 1
+                return True, script[position]
+        if self.on_exhausted == "raise":
+            raise ScriptExhausted(f"no scripted {what} left (after {len(script)})")
+        return False, None
+
+    def _record(self, schema: str | None, messages: list[BaseMessage]) -> None:
+        with self._lock:
+            self._calls.append(ScriptedCall(schema, list(messages)))
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        self._record(None, messages)
+        found, item = self._next("", self.replies, "reply")
+        if not found:
+            return self._fallback()._generate(messages, stop=stop, **kwargs)
+        if isinstance(item, BaseException):
+            raise item
+        text = item(messages) if callable(item) else str(item)
+        return ChatResult(generations=[ChatGeneration(message=AIMessage(content=text))])
+
+    def with_structured_output(
+        self,
+        schema: dict[str, Any] | type,
+        *,
+        include_raw: bool = False,
+        **kwargs: Any,
+    ) -> Runnable[LanguageModelInput, dict[str, Any] | BaseModel]:
+        """A Runnable answering with the next scripted item for `schema`."""
+        kwargs.pop("method", None)
+        kwargs.pop("strict", None)
+        if not (isinstance(schema, type) and issubclass(schema, BaseModel)):
+            raise TypeError("ScriptedChatModel.with_structured_output needs a pydantic class")
+        model_cls: type[BaseModel] = schema
+        name = model_cls.__name__
+
+        def run(model_input: LanguageModelInput) -> dict[str, Any] | BaseModel:
+            messages = self._convert_input(model_input).to_messages()
+            self._record(name, messages)
+            found, item = self._next(name, self.responses.get(name, []), f"{name} response")
+            if not found:
+                return self._fallback().structured_output(messages, model_cls)
+            return _as_instance(item, model_cls, messages)
+
+        return RunnableLambda(run, name=f"scripted_{name}")
+
+
+def _as_instance(item: Any, schema: type[BaseModel], messages: list[BaseMessage]) -> BaseModel:
+    if isinstance(item, BaseException):
+        raise item
+    if callable(item) and not isinstance(item, BaseModel | type):
+        item = _call(item, messages)
+    if isinstance(item, schema):
+        return item
+    if isinstance(item, BaseModel):
+        return schema.model_validate(item.model_dump())
+    return schema.model_validate(item)
+
+
+def _call(fn: Callable[[list[BaseMessage]], Any], messages: list[BaseMessage]) -> Any:
+    return fn(messages)

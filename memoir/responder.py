@@ -1,0 +1,233 @@
+"""The reply of a turn (seed 002 JoinNode → ResponseFormatterNode → ResponseWriterNode).
+
+Join: which steps worked and which failed. Format: one plain sentence per step, dates in the
+user's timezone. Write: the chat model turns those into the message (formats in
+`memoir.llm.prompts`).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+
+from memoir.llm._text import message_text, second_person
+from memoir.llm.offline_writer import write_reply_offline
+from memoir.llm.prompts import (
+    NONE,
+    REPLY_SYSTEM_PROMPT,
+    REPLY_USER_PROMPT,
+    one_line,
+    render_bullets,
+)
+from memoir.models import ExecutionResult, PlanStep, ReplyRequest
+
+__all__ = [
+    "format_result",
+    "format_when",
+    "join_status",
+    "reply_messages",
+    "write_reply",
+]
+
+
+def _zone(tz: str) -> ZoneInfo:
+    try:
+        return ZoneInfo(tz)
+    except Exception:
+        return ZoneInfo("UTC")
+
+
+def format_when(value: Any, now: datetime, tz: str) -> str:
+    """An ISO datetime as the user reads it: "17:00 tomorrow (Europe/Paris)"."""
+    try:
+        when = value if isinstance(value, datetime) else datetime.fromisoformat(str(value))
+    except ValueError:
+        return str(value)
+    zone = _zone(tz)
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=zone)
+    local, today = when.astimezone(zone), now.astimezone(zone).date()
+    days = (local.date() - today).days
+    if days == 0:
+        day = "today"
+    elif days == 1:
+        day = "tomorrow"
+    elif days == -1:
+        day = "yesterday"
+    elif 1 < days < 7:
+        day = f"on {local:%A}"
+    elif local.year == today.year:
+        day = f"on {local:%a} {local.day} {local:%b}"
+    else:
+        day = f"on {local:%a} {local.day} {local:%b %Y}"
+    return f"{local:%H:%M} {day} ({tz})"
+
+
+def join_status(results: list[ExecutionResult]) -> str:
+    """Seed 002 JoinNode: all_succeeded, partial_failure, all_failed or nothing_executed."""
+    if not results:
+        return "nothing_executed"
+    failed = sum(1 for r in results if not r.success)
+    if failed == 0:
+        return "all_succeeded"
+    if failed == len(results):
+        return "all_failed"
+    return f"partial_failure ({failed} of {len(results)} steps failed)"
+
+
+def _reminder_phrase(text: str) -> str:
+    text = second_person(text.strip())
+    first = text.split()[0].lower() if text.split() else ""
+    if first in ("the", "a", "an", "your", "about"):
+        return f"about {text.removeprefix('about ')}"
+    return f"to {text}"
+
+
+def _items(value: Any) -> list[dict[str, Any]]:
+    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
+
+
+def _label(args: dict[str, Any]) -> str:
+    return str(args.get("title") or args.get("text") or args.get("query") or "it")
+
+
+def format_result(
+    result: ExecutionResult, step: PlanStep | None, now: datetime, tz: str
+) -> list[str]:
+    """Seed 002 ResponseFormatterNode: the `## Results` line(s) of one step."""
+    args: dict[str, Any] = {**(step.args if step else {}), **result.data}
+    cap = result.capability
+
+    def when(key: str) -> str:
+        return format_when(args[key], now, tz) if args.get(key) else ""
+
+    items: list[str] = []
+    if not result.success:
+        failure = _failure_phrase(cap, args)
+        reason = one_line(result.error or result.summary or "unknown error", 200)
+        return [f"- failed | {cap} | I couldn't {failure}: {reason}"]
+    if cap == "reminders.create" and args.get("text"):
+        text = f"I'll remind you {_reminder_phrase(str(args['text']))}"
+        text += f" at {when('due_at')}" if args.get("due_at") else ""
+    elif cap == "reminders.list" and isinstance(args.get("reminders"), list):
+        reminders = _items(args["reminders"])
+        text = "Here are your reminders" if reminders else "You have no reminders"
+        for r in reminders:
+            due = format_when(r["due_at"], now, tz) if r.get("due_at") else ""
+            items.append(one_line(str(r.get("text", ""))) + (f" — {due}" if due else ""))
+    elif cap == "reminders.complete":
+        text = f"I marked “{_label(args)}” as done"
+    elif cap == "reminders.delete":
+        if args.get("all"):
+            count = args.get("count", args.get("deleted"))
+            text = "I deleted all your reminders" + (f" ({count})" if count is not None else "")
+        else:
+            text = f"I deleted the reminder “{_label(args)}”"
+    elif cap == "email.send" and args.get("to"):
+        text = f"I sent your email to {args['to']}"
+        text += f" (“{one_line(str(args['subject']), 80)}”)" if args.get("subject") else ""
+    elif cap == "calendar.schedule":
+        text = f"I scheduled “{_label(args)}”" + (
+            f" at {when('start')}" if args.get("start") else ""
+        )
+        if args.get("attendees"):
+            text += " with " + ", ".join(str(a) for a in args["attendees"])
+    elif cap == "calendar.update":
+        text = f"I moved “{_label(args)}”" + (f" to {when('start')}" if args.get("start") else "")
+    elif cap == "calendar.cancel":
+        text = f"I cancelled “{_label(args)}”"
+    elif cap == "calendar.availability" and isinstance(args.get("events"), list):
+        events = _items(args["events"])
+        text = "Here's what's on your calendar" if events else "Your calendar is free then"
+        for e in events:
+            start = format_when(e["start"], now, tz) if e.get("start") else ""
+            items.append(one_line(str(e.get("title", "busy"))) + (f" — {start}" if start else ""))
+    else:
+        text = result.summary or f"{cap} done"
+    lines = [f"- ok | {cap} | {one_line(text, 400)}"]
+    lines.extend(f"  - {i}" for i in items)
+    return lines
+
+
+def _failure_phrase(cap: str, args: dict[str, Any]) -> str:
+    label = _label(args)
+    phrases = {
+        "reminders.create": f"set the reminder {_reminder_phrase(str(args.get('text', label)))}",
+        "reminders.list": "list your reminders",
+        "reminders.complete": f"mark “{label}” as done",
+        "reminders.delete": "delete your reminders"
+        if args.get("all")
+        else f"delete the reminder “{label}”",
+        "email.send": f"send the email to {args.get('to', 'them')}",
+        "calendar.schedule": f"schedule “{label}”",
+        "calendar.update": f"move “{label}”",
+        "calendar.cancel": f"cancel “{label}”",
+        "calendar.availability": "check your calendar",
+        "contacts.lookup": f"look up {args.get('name', 'the contact')}",
+        "knowledge.search": "search your documents",
+        "notes.draft": "draft the notes",
+        "handoff.draft": "draft the handoff",
+    }
+    return phrases.get(cap, f"run {cap}")
+
+
+def _results_block(request: ReplyRequest, tz: str) -> str:
+    now = request.turn.context.now
+    steps = {s.id: s for s in request.plan.steps} if request.plan else {}
+    lines: list[str] = []
+    for result in request.results:
+        lines.extend(format_result(result, steps.get(result.step_id), now, tz))
+    if request.plan and any(not r.success for r in request.results):
+        done = {r.step_id for r in request.results}
+        for step in request.plan.steps:
+            if step.id not in done:
+                phrase = _failure_phrase(step.capability, dict(step.args))
+                lines.append(
+                    f"- failed | {step.capability} | I didn't {phrase}: an earlier step failed"
+                )
+    return "\n".join(lines) if lines else NONE
+
+
+def reply_messages(request: ReplyRequest) -> list[BaseMessage]:
+    """The rendered reply prompts."""
+    turn = request.turn
+    user = turn.context.user
+    tz = user.timezone or "UTC"
+    local = turn.context.now.astimezone(_zone(tz))
+    profile = "\n".join(
+        line for line in (f"Name: {user.name}", turn.memory.profile_line) if line.strip()
+    )
+    system = REPLY_SYSTEM_PROMPT.format(
+        name=user.name or "the user",
+        timezone=tz,
+        language=user.language or "en",
+        profile=profile or NONE,
+        memory=render_bullets(turn.memory.bullets),
+        now_line=turn.memory.now_line or f"Now: {local:%A %Y-%m-%d %H:%M} {tz}",
+    )
+    intent_lines = []
+    if request.plan is not None:
+        intent_lines.append(f"{request.plan.intent} ({request.plan.intent_type})")
+    if request.classification is not None:
+        intent_lines.append(f"Classification: {request.classification.value}")
+    message = turn.message
+    user_prompt = REPLY_USER_PROMPT.format(
+        request=message.email.markdown() if message.email else message.text,
+        intent="\n".join(intent_lines) or NONE,
+        status=join_status(request.results),
+        note=request.note.strip() if request.note else NONE,
+        results=_results_block(request, tz),
+    )
+    return [SystemMessage(content=system), HumanMessage(content=user_prompt)]
+
+
+async def write_reply(llm: BaseChatModel, request: ReplyRequest) -> str:
+    """The turn's final message, written by `llm` from the joined and formatted results."""
+    messages = reply_messages(request)
+    answer = await llm.ainvoke(messages)
+    text = message_text(answer).strip()
+    return text or write_reply_offline(messages)
