@@ -8,6 +8,7 @@ import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -54,12 +55,16 @@ async def start_time_skipping() -> WorkflowEnvironment:
 class Harness:
     """Drives turns the way the API does, and reads their results and questions."""
 
-    client: Client
+    env: WorkflowEnvironment
     settings: Settings
     stores: Stores
     llm: ScriptedChatModel
     user: UserProfile
     thread_id: str = field(default_factory=lambda: f"t-{uuid.uuid4().hex[:8]}")
+
+    @property
+    def client(self) -> Client:
+        return self.env.client
 
     async def send(
         self, text: str, *, message_id: str | None = None, email: EmailMessage | None = None
@@ -93,9 +98,23 @@ class Harness:
         await self._until(exists, f"turn {turn_id} to start")
 
     async def result(self, turn_id: str) -> TurnResult:
+        """Wait (in real time) for the turn to close, then read its result.
+
+        Polling `describe` instead of long-polling the history: the time-skipping server lets
+        virtual time run during a result long-poll, which would expire pending questions.
+        """
         await self.started(turn_id)
         handle = self.client.get_workflow_handle(turn_id, result_type=TurnResult)
+
+        async def closed() -> bool:
+            return (await handle.describe()).status is not WorkflowExecutionStatus.RUNNING
+
+        await self._until(closed, f"turn {turn_id} to finish")
         return await handle.result()
+
+    async def skip(self, duration: timedelta) -> None:
+        """Let `duration` pass: skipped at once on the time-skipping server."""
+        await self.env.sleep(duration)
 
     async def pending(self, turn_id: str) -> HitlRequest:
         await self.started(turn_id)
@@ -117,7 +136,7 @@ class Harness:
 
 
 @asynccontextmanager
-async def running_harness(client: Client, stores: Stores) -> AsyncIterator[Harness]:
+async def running_harness(env: WorkflowEnvironment, stores: Stores) -> AsyncIterator[Harness]:
     """A fresh user (reminders connected, Europe/Paris) and a worker with a scripted model."""
     user, _ = await stores.users.create_user(
         "Tess", timezone="Europe/Paris", capabilities=("reminders",)
@@ -126,5 +145,5 @@ async def running_harness(client: Client, stores: Stores) -> AsyncIterator[Harne
     settings = Settings(task_queue=task_queue)
     llm = ScriptedChatModel()
     deps = Deps(settings=settings, stores=stores, llm=llm, tools=ToolRegistry.from_stores(stores))
-    async with build_worker(client, deps, task_queue):
-        yield Harness(client, settings, stores, llm, user)
+    async with build_worker(env.client, deps, task_queue):
+        yield Harness(env, settings, stores, llm, user)

@@ -6,6 +6,7 @@ when a workflow change is meant to break compatibility, and say why in the commi
 
 import json
 from collections.abc import Awaitable, Callable
+from datetime import timedelta
 from pathlib import Path
 
 from temporalio.client import WorkflowHistory
@@ -83,6 +84,7 @@ async def expired(h: Harness) -> str:
     h.llm.script("Plan", plans.remind("renew passport", approval=True))
     routed = await h.send("remind me to renew my passport", message_id="expired")
     await h.pending(routed.turn_id or "")
+    await h.skip(timedelta(seconds=301))
     await h.result(routed.turn_id or "")
     return routed.turn_id or ""
 
@@ -107,7 +109,7 @@ async def record_histories(directory: Path, *, say: Callable[[str], None] = prin
     try:
         await migrate(pool)
         for name, scenario in SCENARIOS.items():
-            async with running_harness(env.client, Stores.from_pool(pool)) as harness:
+            async with running_harness(env, Stores.from_pool(pool)) as harness:
                 turn_id = await scenario(harness)
                 history = await env.client.get_workflow_handle(turn_id).fetch_history()
                 thread = await env.client.get_workflow_handle(

@@ -103,7 +103,7 @@ class RequestFactory:
             config=HitlConfig(allow_ignore=True, allow_respond=True),
             description=description,
             question="This email looks worth knowing about. Respond to it, or ignore it?",
-            expected=ExpectedInput.SINGLE_CHOICE,
+            expected=ExpectedInput.HUMAN_RESPONSE,
             options=list(NOTIFY_OPTIONS),
         )
 

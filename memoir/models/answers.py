@@ -3,6 +3,7 @@
 Pure functions of the models, so workflow code may call them deterministically.
 """
 
+import contextlib
 import re
 
 from memoir.models.hitl import (
@@ -62,6 +63,16 @@ def _interpret_chat_text(request: HitlRequest, text: str) -> Decision:
         if _word(text) in NO_WORDS and request.config.allow_ignore:
             return Decision(type="ignore")
         return Decision(type="text", text=text)
+    return _human_response(request, text)
+
+
+def _human_response(request: HitlRequest, text: str) -> Decision:
+    """Agent Inbox style: an option named or numbered, a 'no' to ignore, else feedback text."""
+    if request.options:
+        with contextlib.suppress(InvalidAnswer):
+            return Decision(type="choice", choices=[_choice(request, text)])
+    if _word(text) in NO_WORDS and request.config.allow_ignore:
+        return Decision(type="ignore")
     return Decision(type="response", text=text)
 
 

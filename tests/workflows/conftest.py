@@ -18,7 +18,7 @@ async def time_env() -> AsyncIterator[WorkflowEnvironment]:
 
 @pytest.fixture
 async def harness(time_env: WorkflowEnvironment, stores: Stores) -> AsyncIterator[Harness]:
-    async with running_harness(time_env.client, stores) as harness:
+    async with running_harness(time_env, stores) as harness:
         yield harness
 
 
