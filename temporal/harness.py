@@ -136,13 +136,15 @@ class Harness:
 
 
 @asynccontextmanager
-async def running_harness(env: WorkflowEnvironment, stores: Stores) -> AsyncIterator[Harness]:
+async def running_harness(
+    env: WorkflowEnvironment, stores: Stores, *, hitl_ttl_seconds: int = 300
+) -> AsyncIterator[Harness]:
     """A fresh user (reminders connected, Europe/Paris) and a worker with a scripted model."""
     user, _ = await stores.users.create_user(
         "Tess", timezone="Europe/Paris", capabilities=("reminders",)
     )
     task_queue = f"tq-{uuid.uuid4().hex[:8]}"
-    settings = Settings(task_queue=task_queue)
+    settings = Settings(task_queue=task_queue, hitl_ttl_seconds=hitl_ttl_seconds)
     llm = ScriptedChatModel()
     deps = Deps(settings=settings, stores=stores, llm=llm, tools=ToolRegistry.from_stores(stores))
     async with build_worker(env.client, deps, task_queue):

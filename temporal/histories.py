@@ -11,19 +11,24 @@ from pathlib import Path
 
 from temporalio.client import WorkflowHistory
 from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Replayer
 
 from memoir.db import migrate, open_pool
 from memoir.embedded_pg import start_embedded_postgres
 from memoir.models import ActionRequest, Classification, EmailMessage, HumanResponse
+from memoir.models import search_attributes as sa
 from memoir.stores import Stores
 from temporal import scenarios as plans
-from temporal.harness import Harness, running_harness, start_time_skipping
+from temporal.devserver import temporal_cli
+from temporal.harness import Harness, running_harness
 from workflows import ALL_WORKFLOWS
 
 HISTORY_DIR = Path(__file__).resolve().parent.parent / "tests" / "histories"
 
 Scenario = Callable[[Harness], Awaitable[str]]
+EXPIRY_TTL_SECONDS = 2
+INDEX = "index.json"  # file name → workflow id
 
 
 def _email(subject: str, body: str) -> EmailMessage:
@@ -84,7 +89,7 @@ async def expired(h: Harness) -> str:
     h.llm.script("Plan", plans.remind("renew passport", approval=True))
     routed = await h.send("remind me to renew my passport", message_id="expired")
     await h.pending(routed.turn_id or "")
-    await h.skip(timedelta(seconds=301))
+    await h.skip(timedelta(seconds=h.settings.hitl_ttl_seconds + 1))
     await h.result(routed.turn_id or "")
     return routed.turn_id or ""
 
@@ -100,16 +105,27 @@ SCENARIOS: dict[str, Scenario] = {
 
 
 async def record_histories(directory: Path, *, say: Callable[[str], None] = print) -> list[Path]:
-    """Run every scenario on the time-skipping server and write each turn's history as JSON."""
+    """Run every scenario on a dev server and write each turn's and thread's history as JSON.
+
+    A real dev server, not the time-skipping one: the latter records cancelled timers in a way
+    the SDK's replayer rejects. The expiry scenario uses a 2-second TTL instead of skipping time.
+    """
     directory.mkdir(parents=True, exist_ok=True)
     postgres = start_embedded_postgres(directory.parent.parent / ".memoir" / "histories")
     pool = await open_pool(postgres.url)
-    env = await start_time_skipping()
+    env = await WorkflowEnvironment.start_local(
+        data_converter=pydantic_data_converter,
+        dev_server_existing_path=temporal_cli(),
+        search_attributes=list(sa.ALL),
+    )
     written: list[Path] = []
+    index: dict[str, str] = {}
     try:
         await migrate(pool)
         for name, scenario in SCENARIOS.items():
-            async with running_harness(env, Stores.from_pool(pool)) as harness:
+            ttl = EXPIRY_TTL_SECONDS if scenario is expired else 300
+            stores = Stores.from_pool(pool)
+            async with running_harness(env, stores, hitl_ttl_seconds=ttl) as harness:
                 turn_id = await scenario(harness)
                 history = await env.client.get_workflow_handle(turn_id).fetch_history()
                 thread = await env.client.get_workflow_handle(
@@ -118,8 +134,10 @@ async def record_histories(directory: Path, *, say: Callable[[str], None] = prin
             for suffix, recorded in (("turn", history), ("thread", thread)):
                 path = directory / f"{name}.{suffix}.json"
                 path.write_text(json.dumps(json.loads(recorded.to_json()), indent=1))
+                index[path.name] = recorded.workflow_id
                 written.append(path)
             say(f"recorded {name}")
+        (directory / INDEX).write_text(json.dumps(index, indent=1, sort_keys=True) + "\n")
     finally:
         await env.shutdown()
         await pool.close()
@@ -128,17 +146,19 @@ async def record_histories(directory: Path, *, say: Callable[[str], None] = prin
 
 
 def load_histories(directory: Path) -> list[WorkflowHistory]:
+    """The recorded histories, each under its real workflow id (workflow code reads it)."""
+    index: dict[str, str] = json.loads((directory / INDEX).read_text())
     return [
-        WorkflowHistory.from_json(path.stem, path.read_text())
-        for path in sorted(directory.glob("*.json"))
+        WorkflowHistory.from_json(workflow_id, (directory / name).read_text())
+        for name, workflow_id in sorted(index.items())
     ]
 
 
 async def replay_histories(directory: Path) -> list[str]:
     """Replay every history; raises on the first nondeterminism."""
-    histories = load_histories(directory)
-    if not histories:
+    if not (directory / INDEX).exists():
         raise FileNotFoundError(f"no histories in {directory}: run `memoir replay --regenerate`")
+    histories = load_histories(directory)
     replayer = Replayer(workflows=ALL_WORKFLOWS, data_converter=pydantic_data_converter)
     for history in histories:
         await replayer.replay_workflow(history)

@@ -1,5 +1,6 @@
 """`ThreadWorkflow`: owns one thread's ordering, dedup, pending question and session scope."""
 
+import contextlib
 from datetime import timedelta
 
 from temporalio import workflow
@@ -28,6 +29,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.hitl import STALE_REPLY
 
 SEEN_KEPT_ACROSS_RUNS = 2_000
+ANSWER_GRACE = timedelta(seconds=5)
 STALE = ""  # `seen` value of a message answered by the stale-reply guard (no turn)
 
 
@@ -60,12 +62,15 @@ class ThreadWorkflow:
     @workflow.update(name=names.THREAD_SUBMIT_UPDATE)
     async def submit(self, message: IncomingMessage) -> RouteResult:
         """Route a message: duplicate, answer to the pending question, stale reply or new turn."""
+        is_answer = message.channel is Channel.CHAT and looks_like_answer(message.text)
+        if is_answer and self._pending is None and self._running is not None:
+            await self._await_question()
         known = self._seen.get(message.message_id)
         if known is not None:
             return RouteResult(turn_id=known or None, status=RouteStatus.DUPLICATE)
         if self._pending is not None:
             return await self._answer_pending(self._pending, message)
-        if message.channel is Channel.CHAT and looks_like_answer(message.text):
+        if is_answer:
             self._seen[message.message_id] = STALE
             workflow.logger.info("HITL_STALE_REPLY %s", message.message_id)
             return RouteResult(turn_id=None, status=RouteStatus.STALE_REPLY, reply=STALE_REPLY)
@@ -73,6 +78,15 @@ class ThreadWorkflow:
         self._seen[message.message_id] = turn_id
         self._queue.append(message)
         return RouteResult(turn_id=turn_id, status=RouteStatus.STARTED)
+
+    async def _await_question(self) -> None:
+        """A "yes" while a turn runs may race its question: give the question a moment to land."""
+        with contextlib.suppress(TimeoutError):
+            await workflow.wait_condition(
+                lambda: self._pending is not None or self._running is None,
+                timeout=ANSWER_GRACE,
+                timeout_summary="answer waits for its question",
+            )
 
     @submit.validator
     def _validate_submit(self, message: IncomingMessage) -> None:

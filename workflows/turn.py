@@ -85,6 +85,7 @@ class AgentTurnWorkflow:
         self._requests = RequestFactory(self._message, self._turn_id, input.hitl_ttl_seconds)
         self._pending: HitlRequest | None = None
         self._decision: Decision | None = None
+        self._reasked = False  # an invalid answer re-asked; the thread must see the new question
         self._outcomes: list[HitlOutcome] = []
         self._results: dict[str, ExecutionResult] = {}
         self._classification: Classification | None = None
@@ -96,7 +97,7 @@ class AgentTurnWorkflow:
     # ----- handlers -------------------------------------------------------------------------
 
     @workflow.signal(name=names.TURN_ANSWER_SIGNAL)
-    async def answer(self, answer: HitlAnswer) -> None:
+    def answer(self, answer: HitlAnswer) -> None:
         """A person's answer; only the pending request takes one, once."""
         pending = self._pending
         if pending is None or answer.hitl_id != pending.hitl_id or self._decision is not None:
@@ -106,7 +107,7 @@ class AgentTurnWorkflow:
             self._decision = interpret_answer(pending, answer)
         except InvalidAnswer as error:
             self._pending = with_error(pending, str(error))
-            await self._tell_thread(names.THREAD_HITL_OPENED_SIGNAL, self._pending)
+            self._reasked = True
 
     @workflow.query(name=names.TURN_PENDING_QUERY)
     def pending(self) -> HitlRequest | None:
@@ -420,13 +421,16 @@ class AgentTurnWorkflow:
         )
         workflow.set_current_details(current_details(request))
         await self._tell_thread(names.THREAD_HITL_OPENED_SIGNAL, request)
-        timeout = max(request.expires_at - workflow.now(), timedelta(seconds=1))
         try:
-            await workflow.wait_condition(
-                lambda: self._decision is not None,
-                timeout=timeout,
-                timeout_summary=f"{request.kind.value} expires",
-            )
+            while self._decision is None:
+                await workflow.wait_condition(
+                    lambda: self._decision is not None or self._reasked,
+                    timeout=max(request.expires_at - workflow.now(), timedelta(seconds=1)),
+                    timeout_summary=f"{request.kind.value} expires",
+                )
+                if self._reasked:
+                    self._reasked = False
+                    await self._tell_thread(names.THREAD_HITL_OPENED_SIGNAL, self._pending)
         except TimeoutError:
             self._outcomes.append(
                 HitlOutcome(hitl_id=request.hitl_id, kind=request.kind, status="expired")

@@ -1,28 +1,24 @@
 """Every committed history replays against today's workflow code without nondeterminism."""
 
-from pathlib import Path
-
 import pytest
 from temporalio.client import WorkflowHistory
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.worker import Replayer
 
-from temporal.histories import HISTORY_DIR, SCENARIOS
+from temporal.histories import HISTORY_DIR, SCENARIOS, load_histories
 from workflows import ALL_WORKFLOWS
 
-HISTORIES = sorted(HISTORY_DIR.glob("*.json"))
+HISTORIES = load_histories(HISTORY_DIR)
 
 
 def test_every_scenario_has_committed_turn_and_thread_histories() -> None:
-    names = {path.name for path in HISTORIES}
-    for scenario in SCENARIOS:
-        assert f"{scenario}.turn.json" in names
-        assert f"{scenario}.thread.json" in names
+    recorded = {history.workflow_id for history in HISTORIES}
+    assert len(recorded) == 2 * len(SCENARIOS)
+    assert sum(workflow_id.startswith("turn:") for workflow_id in recorded) == len(SCENARIOS)
 
 
-@pytest.mark.parametrize("path", HISTORIES, ids=lambda p: p.stem)
-async def test_history_replays_deterministically(path: Path) -> None:
-    history = WorkflowHistory.from_json(path.stem, path.read_text())
+@pytest.mark.parametrize("history", HISTORIES, ids=lambda h: h.workflow_id)
+async def test_history_replays_deterministically(history: WorkflowHistory) -> None:
     replayer = Replayer(workflows=ALL_WORKFLOWS, data_converter=pydantic_data_converter)
-    result = await replayer.replay_workflow(history, raise_on_replay_failure=True)
+    result = await replayer.replay_workflow(history, raise_on_replay_failure=False)
     assert result.replay_failure is None
