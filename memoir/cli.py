@@ -21,7 +21,8 @@ from memoir.settings import Settings, get_settings
 app = typer.Typer(help="Memoir: a durable assistant runtime on Temporal.", no_args_is_help=True)
 users_app = typer.Typer(help="Manage users and their bearer tokens.", no_args_is_help=True)
 app.add_typer(users_app, name="users")
-console = Console()
+# A table needs room: when output is not a terminal (CI, a pipe), rich would assume 80 columns.
+console = Console(width=None if Console().is_terminal else 160)
 
 ApiUrl = Annotated[str, typer.Option(envvar="MEMOIR_API_URL", help="Base URL of the API.")]
 Token = Annotated[str, typer.Option(envvar="MEMOIR_TOKEN", help="Your bearer token.")]

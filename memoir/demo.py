@@ -180,7 +180,7 @@ def outcome_table(rows: list[DemoRow]) -> Table:
             "\n".join(row.hitl),
             "\n".join(row.actions),
             row.status,
-            row.reply[:160],
+            " ".join(row.reply.split())[:200],
         )
     return table
 

@@ -48,6 +48,9 @@ class Stack:
         """Stop what this stack started, newest first."""
         if self._api is not None:
             self._api.should_exit = True
+            api_task = next(t for t in self._tasks if t.get_name() == "memoir-api")
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(asyncio.shield(api_task), timeout=10)
         if self._worker is not None:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self._worker.shutdown(), timeout=15)

@@ -22,7 +22,7 @@ from memoir.models import (
 
 MIN_CONFIDENCE = 0.6
 EXPIRED_REPLY = (
-    "That question expired after {minutes} minutes, so I did nothing. "
+    "That question expired after {after}, so I did nothing. "
     "Send your request again if you still want it."
 )
 STALE_REPLY = "I'm not waiting on a question right now — what would you like to do?"

@@ -132,20 +132,10 @@ class AgentTurnWorkflow:
         context = await self._assemble_context()
         turn = TurnRequest(turn_id=self._turn_id, message=self._message, context=context)
         turn.memory = await self._memory(turn)
-        try:
-            feedback = await self._triage(turn)
-            plan = await self._plan_with_human(turn, feedback)
-            await self._resolve_and_execute(turn, plan)
-            self._status = TurnStatus.COMPLETED
-            self._reply = await self._write_reply(turn, plan)
-        except TurnExpired:
-            self._status = TurnStatus.EXPIRED
-            minutes = max(1, round(input.hitl_ttl_seconds / 60))
-            self._reply = EXPIRED_REPLY.format(minutes=minutes)
-        except TurnStopped as stop:
-            self._status = stop.status
-            self._reply = stop.reply
-        await self._remember()
+        status, reply = await self._respond(turn)
+        await self._remember(status, reply)
+        # Set last, so a query never shows a final status before the turn has finished.
+        self._status, self._reply, self._stage = status, reply, "done"
         return TurnResult(
             turn_id=self._turn_id,
             status=self._status,
@@ -155,6 +145,20 @@ class AgentTurnWorkflow:
             hitl=self._outcomes,
             memory_events=self._memory_events,
         )
+
+    async def _respond(self, turn: TurnRequest) -> tuple[TurnStatus, str | None]:
+        """Stages 4-11: the turn's outcome and its reply."""
+        try:
+            feedback = await self._triage(turn)
+            plan = await self._plan_with_human(turn, feedback)
+            await self._resolve_and_execute(turn, plan)
+            return TurnStatus.COMPLETED, await self._write_reply(turn, plan)
+        except TurnExpired:
+            return TurnStatus.EXPIRED, EXPIRED_REPLY.format(
+                after=_duration(self._input.hitl_ttl_seconds)
+            )
+        except TurnStopped as stop:
+            return stop.status, stop.reply
 
     async def _assemble_context(self) -> TurnContext:
         self._stage = "context"
@@ -392,15 +396,15 @@ class AgentTurnWorkflow:
             names.WRITE_REPLY, request, str, "respond: join, format, write", timeout=LLM_TIMEOUT
         )
 
-    async def _remember(self) -> None:
+    async def _remember(self, status: TurnStatus, reply: str | None) -> None:
         """Stage 12: history, latest actions, episodic capture. Runs for every outcome."""
         self._stage = "remember"
         request = RememberRequest(
             turn_id=self._turn_id,
             message=self._message,
-            reply=self._reply or "",
+            reply=reply or "",
             results=list(self._results.values()),
-            status=self._status,
+            status=status,
         )
         for activity, summary in (
             (names.REMEMBER_TURN, "remember: history and latest actions"),
@@ -408,7 +412,6 @@ class AgentTurnWorkflow:
         ):
             events = await self._activity(activity, request, list[str], summary)
             self._memory_events.extend(events)
-        self._stage = "done"
 
     # ----- human in the loop ------------------------------------------------------------------
 
@@ -533,3 +536,11 @@ def _ignored(step: PlanStep) -> str:
     return (
         f"The user ignored the proposed {step.capability} ({step.description}): do not propose it."
     )
+
+
+def _duration(seconds: int) -> str:
+    """'5 minutes', '1 minute', '15 seconds'."""
+    if seconds % 60:
+        return f"{seconds} seconds"
+    minutes = seconds // 60
+    return f"{minutes} minute" + ("" if minutes == 1 else "s")
