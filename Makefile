@@ -23,6 +23,7 @@ dev: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/mypy memoir workflows activities api temporal
 	$(BIN)/pytest -q
 
 lint: $(STAMP)

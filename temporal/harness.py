@@ -121,7 +121,10 @@ class Harness:
         handle = self.client.get_workflow_handle(turn_id)
 
         async def asked() -> HitlRequest | None:
-            return await handle.query(names.TURN_PENDING_QUERY, result_type=HitlRequest | None)
+            return await handle.query(
+                names.TURN_PENDING_QUERY,
+                result_type=HitlRequest | None,  # type: ignore[arg-type]
+            )
 
         return await self._until(asked, f"a question from {turn_id}")
 

@@ -1,5 +1,7 @@
 """Ingest: a message goes to its thread workflow by update-with-start, in one round trip."""
 
+from typing import Any
+
 from temporalio.client import Client, WithStartWorkflowOperation
 from temporalio.common import SearchAttributePair, TypedSearchAttributes, WorkflowIDConflictPolicy
 
@@ -12,7 +14,7 @@ async def submit_message(
     client: Client, settings: Settings, message: IncomingMessage
 ) -> RouteResult:
     """Start the thread workflow if needed (conflict policy use-existing) and route the message."""
-    start = WithStartWorkflowOperation(
+    start: WithStartWorkflowOperation[Any, Any] = WithStartWorkflowOperation(
         names.THREAD_WORKFLOW,
         ThreadInput(
             user_id=message.user_id,
