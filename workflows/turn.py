@@ -45,6 +45,7 @@ with workflow.unsafe.imports_passed_through():
     )
     from memoir.models import search_attributes as sa
     from memoir.models.answers import InvalidAnswer, interpret_answer
+    from memoir.models.plan import missing_capabilities
     from workflows.hitl import (
         CANCELLED_REPLY,
         EXPIRED_REPLY,
@@ -299,8 +300,7 @@ class AgentTurnWorkflow:
 
     def _check_capabilities(self, turn: TurnRequest, plan: Plan) -> None:
         """Stage 7: a step that needs an unconnected capability gets a fixed reply (seed 002)."""
-        connected = turn.context.user.capabilities
-        missing = sorted({s.capability.split(".")[0] for s in plan.steps} - _granted(connected))
+        missing = missing_capabilities(plan.steps, turn.context.user.capabilities)
         if missing:
             names_ = " and ".join(missing)
             raise TurnStopped(
@@ -514,11 +514,6 @@ class AgentTurnWorkflow:
 
     def _request_text(self) -> str:
         return self._email_markdown() if self._message.email else self._message.text
-
-
-def _granted(connected: list[str]) -> set[str]:
-    """Capability families a user has connected ('reminders' or 'email.send' → its family)."""
-    return {c.split(".")[0] for c in connected}
 
 
 def _with_args(plan: Plan, step_id: str, args: dict[str, Any]) -> Plan:

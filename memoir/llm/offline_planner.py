@@ -50,6 +50,7 @@ from memoir.llm.prompts import (
     split_sections,
 )
 from memoir.models import LatestAction, Plan, PlanStep
+from memoir.models.plan import missing_capabilities
 from memoir.timeparse import parse_when, strip_when
 
 Risk = Literal["low", "medium", "high"]
@@ -1007,11 +1008,7 @@ def plan_offline(messages: list[BaseMessage]) -> Plan:
             notes.append(f"The clarification “{answer}” completes the request: “{merged}”.")
             text = merged
     plan = _plan_text(text, ctx)
-    missing_tools = [
-        s.capability
-        for s in plan.steps
-        if ctx.capabilities and s.capability not in ctx.capabilities
-    ]
+    missing_tools = missing_capabilities(plan.steps, ctx.capabilities) if ctx.capabilities else []
     if missing_tools:
         notes.append(
             f"Not connected for this user: {', '.join(missing_tools)} (the capability check "

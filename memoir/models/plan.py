@@ -51,3 +51,14 @@ class UserPreferences(BaseModel):
 
     chain_of_thought: str = Field(description="Which targeted change was made and why.")
     user_preferences: str = Field(description="The updated preference profile.")
+
+
+def capability_family(capability: str) -> str:
+    """'reminders.create' → 'reminders': users connect families, plans name actions."""
+    return capability.split(".", 1)[0]
+
+
+def missing_capabilities(steps: list[PlanStep], connected: list[str]) -> list[str]:
+    """The capability families the steps need that the user has not connected, sorted."""
+    granted = {capability_family(c) for c in connected}
+    return sorted({capability_family(s.capability) for s in steps} - granted)
