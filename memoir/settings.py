@@ -43,6 +43,9 @@ class Settings(BaseSettings):
     hitl_ttl_seconds: int = Field(300, gt=0, validation_alias=_env("MEMOIR_HITL_TTL_SECONDS"))
     # Thread session scope (seed 002: 12 hours) and latest actions FIFO.
     thread_idle_hours: float = Field(12.0, gt=0, validation_alias=_env("MEMOIR_THREAD_IDLE_HOURS"))
+    thread_turns_per_run: int = Field(
+        500, gt=0, validation_alias=_env("MEMOIR_THREAD_TURNS_PER_RUN")
+    )
     latest_actions_max: int = Field(10, gt=0, validation_alias=_env("MEMOIR_LATEST_ACTIONS_MAX"))
     latest_actions_hours: float = Field(
         12.0, gt=0, validation_alias=_env("MEMOIR_LATEST_ACTIONS_HOURS")

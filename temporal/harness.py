@@ -3,21 +3,21 @@
 """
 
 import asyncio
+import contextlib
 import sys
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from temporalio.client import Client, WorkflowExecutionStatus
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.service import RPCError
 from temporalio.testing import WorkflowEnvironment
 
-from activities import Deps
 from memoir.llm.scripted import ScriptedChatModel
 from memoir.models import (
     AnswerSource,
@@ -27,6 +27,7 @@ from memoir.models import (
     HitlRequest,
     HumanResponse,
     IncomingMessage,
+    Plan,
     RouteResult,
     TurnResult,
     UserProfile,
@@ -34,12 +35,27 @@ from memoir.models import (
 )
 from memoir.settings import Settings
 from memoir.stores import Stores
-from memoir.tools import ToolRegistry
+from temporal import scenarios
 from temporal.devserver import register_search_attributes
 from temporal.ingest import submit_message
-from temporal.worker import build_worker
+from temporal.worker import build_deps, build_worker
 
 TEST_SERVER = Path(sys.executable).parent / "temporal-test-server"
+
+T = TypeVar("T")
+
+
+async def until(
+    probe: Callable[[], Awaitable[T]], what: str, *, tries: int = 400, every: float = 0.05
+) -> T:
+    """Poll `probe` in real time until it returns something truthy, and return that; a bounded
+    wait (`tries` probes `every` seconds apart) that fails with `what` when it runs out."""
+    for _ in range(tries):
+        value = await probe()
+        if value:
+            return value
+        await asyncio.sleep(every)
+    raise AssertionError(f"timed out waiting for {what}")
 
 
 async def start_time_skipping() -> WorkflowEnvironment:
@@ -79,13 +95,8 @@ class Harness:
         )
         return await submit_message(self.client, self.settings, message)
 
-    async def _until(self, probe: Callable[[], Awaitable[Any]], what: str) -> Any:
-        for _ in range(400):
-            value = await probe()
-            if value:
-                return value
-            await asyncio.sleep(0.05)
-        raise AssertionError(f"timed out waiting for {what}")
+    async def until(self, probe: Callable[[], Awaitable[Any]], what: str) -> Any:
+        return await until(probe, what)
 
     async def started(self, turn_id: str) -> None:
         async def exists() -> bool:
@@ -95,7 +106,7 @@ class Harness:
             except RPCError:
                 return False
 
-        await self._until(exists, f"turn {turn_id} to start")
+        await self.until(exists, f"turn {turn_id} to start")
 
     async def result(self, turn_id: str) -> TurnResult:
         """Wait (in real time) for the turn to close, then read its result.
@@ -109,8 +120,17 @@ class Harness:
         async def closed() -> bool:
             return (await handle.describe()).status is not WorkflowExecutionStatus.RUNNING
 
-        await self._until(closed, f"turn {turn_id} to finish")
+        await self.until(closed, f"turn {turn_id} to finish")
         return await handle.result()
+
+    async def now(self) -> datetime:
+        """The server's clock (virtual on the time-skipping server)."""
+        return await self.env.get_current_time()
+
+    async def remind_plan(self, text: str, *, approval: bool = False) -> Plan:
+        """A reminders.create plan due an hour from now on the server's clock."""
+        due_at = await self.now() + timedelta(hours=1)
+        return scenarios.remind(text, approval=approval, due_at=due_at)
 
     async def skip(self, duration: timedelta) -> None:
         """Let `duration` pass: skipped at once on the time-skipping server."""
@@ -126,7 +146,7 @@ class Harness:
                 result_type=HitlRequest | None,  # type: ignore[arg-type]
             )
 
-        return await self._until(asked, f"a question from {turn_id}")
+        return await self.until(asked, f"a question from {turn_id}")
 
     async def answer_inbox(self, request: HitlRequest, response: HumanResponse) -> None:
         answer = HitlAnswer(hitl_id=request.hitl_id, response=response, source=AnswerSource.INBOX)
@@ -140,15 +160,35 @@ class Harness:
 
 @asynccontextmanager
 async def running_harness(
-    env: WorkflowEnvironment, stores: Stores, *, hitl_ttl_seconds: int = 300
+    env: WorkflowEnvironment, stores: Stores, **overrides: Any
 ) -> AsyncIterator[Harness]:
-    """A fresh user (reminders connected, Europe/Paris) and a worker with a scripted model."""
+    """A fresh user (reminders connected, Europe/Paris) and a worker with a scripted model.
+
+    `overrides` are Settings fields, e.g. `hitl_ttl_seconds=2`.
+    """
     user, _ = await stores.users.create_user(
         "Tess", timezone="Europe/Paris", capabilities=("reminders",)
     )
     task_queue = f"tq-{uuid.uuid4().hex[:8]}"
-    settings = Settings(task_queue=task_queue, hitl_ttl_seconds=hitl_ttl_seconds)
+    settings = Settings(task_queue=task_queue, **overrides)
     llm = ScriptedChatModel()
-    deps = Deps(settings=settings, stores=stores, llm=llm, tools=ToolRegistry.from_stores(stores))
+    deps = build_deps(settings, stores, env.client, llm)
+    harness = Harness(env, settings, stores, llm, user)
     async with build_worker(env.client, deps, task_queue):
-        yield Harness(env, settings, stores, llm, user)
+        try:
+            yield harness
+        finally:
+            await _terminate_leftovers(harness)
+
+
+async def _terminate_leftovers(harness: Harness) -> None:
+    """Stop the thread and reminder timers a test leaves behind: with their worker gone, the
+    time-skipping server would wait on their workflow tasks and stop skipping time for others."""
+    user_id = harness.user.user_id
+    reminders = await harness.stores.reminders.list(user_id, status=None)
+    leftovers = [names.thread_workflow_id(user_id, harness.thread_id)] + [
+        names.reminder_workflow_id(r.reminder_id) for r in reminders
+    ]
+    for workflow_id in leftovers:
+        with contextlib.suppress(RPCError):
+            await harness.client.get_workflow_handle(workflow_id).terminate("test finished")

@@ -23,6 +23,7 @@ async def submit_message(
             hitl_ttl_seconds=settings.hitl_ttl_seconds,
             idle_hours=settings.thread_idle_hours,
             max_replans=settings.max_replans,
+            turns_per_run=settings.thread_turns_per_run,
         ),
         id=names.thread_workflow_id(message.user_id, message.thread_id),
         id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,

@@ -5,11 +5,13 @@ from datetime import UTC, datetime, timedelta
 from memoir.models import Classification, Plan, PlanStep, TriageDecision
 
 
-def in_an_hour() -> str:
-    return (datetime.now(UTC) + timedelta(hours=1)).isoformat()
+def _in_an_hour() -> datetime:
+    return datetime.now(UTC) + timedelta(hours=1)
 
 
-def remind(text: str = "call mom", *, approval: bool = False) -> Plan:
+def remind(
+    text: str = "call mom", *, approval: bool = False, due_at: datetime | None = None
+) -> Plan:
     return Plan(
         intent="create a reminder",
         confidence=0.95,
@@ -18,7 +20,7 @@ def remind(text: str = "call mom", *, approval: bool = False) -> Plan:
             PlanStep(
                 id="s1",
                 capability="reminders.create",
-                args={"text": text, "due_at": in_an_hour()},
+                args={"text": text, "due_at": (due_at or _in_an_hour()).isoformat()},
                 description=f"remind you to {text}",
             )
         ],

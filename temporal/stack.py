@@ -92,7 +92,7 @@ async def start_stack(
     stores = Stores.from_pool(pool)
     stack = Stack(settings, database_url, pool, client, stores, ui, None, postgres, dev_server)
 
-    worker = build_worker(client, build_deps(settings, stores), settings.task_queue)
+    worker = build_worker(client, build_deps(settings, stores, client), settings.task_queue)
     stack._worker = worker
     stack._tasks.append(asyncio.create_task(worker.run(), name="memoir-worker"))
 

@@ -2,27 +2,55 @@
 
 import logging
 
+from langchain_core.language_models import BaseChatModel
 from temporalio.client import Client
+from temporalio.common import WorkflowIDReusePolicy
+from temporalio.exceptions import WorkflowAlreadyStartedError
 from temporalio.worker import Worker
 
 from activities import Deps, all_activities
 from memoir.db import migrate, open_pool
 from memoir.llm import get_chat_model
+from memoir.models import ReminderDue, names
 from memoir.settings import Settings
 from memoir.stores import Stores
-from memoir.tools import ToolRegistry
+from memoir.tools import ScheduleReminder, ToolRegistry
 from temporal.client import connect
 from workflows import ALL_WORKFLOWS
 
 log = logging.getLogger(__name__)
 
 
-def build_deps(settings: Settings, stores: Stores) -> Deps:
+def reminder_scheduler(client: Client, task_queue: str) -> ScheduleReminder:
+    """Start a reminder's durable timer; a retry finds it started (its id is the reminder's)."""
+
+    async def schedule(due: ReminderDue) -> None:
+        try:
+            await client.start_workflow(
+                names.REMINDER_WORKFLOW,
+                due,
+                id=names.reminder_workflow_id(due.reminder_id),
+                task_queue=task_queue,
+                id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
+                static_summary=f"reminder: {due.text[:80]}",
+            )
+        except WorkflowAlreadyStartedError:
+            log.info("reminder %s already scheduled", due.reminder_id)
+
+    return schedule
+
+
+def build_deps(
+    settings: Settings, stores: Stores, client: Client, llm: BaseChatModel | None = None
+) -> Deps:
+    """Activities' dependencies; the model defaults to the configured provider."""
     return Deps(
         settings=settings,
         stores=stores,
-        llm=get_chat_model(settings),
-        tools=ToolRegistry.from_stores(stores),
+        llm=llm or get_chat_model(settings),
+        tools=ToolRegistry.from_stores(
+            stores, schedule_reminder=reminder_scheduler(client, settings.task_queue)
+        ),
     )
 
 
@@ -42,7 +70,7 @@ async def run_worker(settings: Settings, database_url: str) -> None:
     try:
         await migrate(pool)
         client = await connect(settings)
-        deps = build_deps(settings, Stores.from_pool(pool))
+        deps = build_deps(settings, Stores.from_pool(pool), client)
         log.info("worker polling task queue %s at %s", settings.task_queue, client.service_client)
         await build_worker(client, deps, settings.task_queue).run()
     finally:

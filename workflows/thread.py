@@ -46,6 +46,7 @@ class ThreadWorkflow:
     @workflow.run
     async def run(self, input: ThreadInput) -> None:
         idle = timedelta(hours=input.idle_hours)
+        turns = 0
         while True:
             try:
                 await workflow.wait_condition(
@@ -54,7 +55,9 @@ class ThreadWorkflow:
             except TimeoutError:
                 break
             await self._run_turn(self._queue.pop(0))
-            if workflow.info().is_continue_as_new_suggested() and not self._queue:
+            turns += 1
+            long_enough = workflow.info().is_continue_as_new_suggested()
+            if (long_enough or turns >= input.turns_per_run) and not self._queue:
                 await workflow.wait_condition(workflow.all_handlers_finished)
                 workflow.continue_as_new(self._carry_over())
         await workflow.wait_condition(workflow.all_handlers_finished)

@@ -9,7 +9,6 @@ from typing import Any
 
 from temporalio import workflow
 from temporalio.common import RetryPolicy
-from temporalio.workflow import ParentClosePolicy
 
 with workflow.unsafe.imports_passed_through():
     from memoir.models import (
@@ -29,7 +28,6 @@ with workflow.unsafe.imports_passed_through():
         PreferenceNamespace,
         PreferenceUpdate,
         RememberRequest,
-        ReminderDue,
         ReplyRequest,
         ResolveRequest,
         StepResolution,
@@ -370,19 +368,6 @@ class AgentTurnWorkflow:
             names.EXECUTE_STEP, request, ExecutionResult, f"execute {step.id}: {step.description}"
         )
         self._results[step.id] = result
-        due = result.data.get("reminder_due")
-        if result.success and due:
-            await self._schedule_reminder(ReminderDue.model_validate(due))
-
-    async def _schedule_reminder(self, due: ReminderDue) -> None:
-        """A due reminder is delivered by its own durable timer, outliving this turn."""
-        await workflow.start_child_workflow(
-            names.REMINDER_WORKFLOW,
-            due,
-            id=names.reminder_workflow_id(due.reminder_id),
-            parent_close_policy=ParentClosePolicy.ABANDON,
-            static_summary=f"reminder: {due.text[:80]}",
-        )
 
     async def _write_reply(self, turn: TurnRequest, plan: Plan) -> str:
         self._stage = "respond"

@@ -70,6 +70,7 @@ class ThreadInput(BaseModel):
     hitl_ttl_seconds: int = 300
     idle_hours: float = 12.0
     max_replans: int = 3
+    turns_per_run: int = Field(500, gt=0, description="Continue-as-new after this many turns.")
     # Carried across continue-as-new.
     seen: dict[str, str] = Field(default_factory=dict)
     queue: list[IncomingMessage] = Field(default_factory=list)

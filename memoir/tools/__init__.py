@@ -3,7 +3,7 @@
 from memoir.models import ExecuteRequest, ExecutionResult, ResolveRequest, StepResolution
 from memoir.stores import Stores
 from memoir.tools.base import Tool, UnknownCapability
-from memoir.tools.reminders import ReminderTool
+from memoir.tools.reminders import ReminderTool, ScheduleReminder
 
 
 class ToolRegistry:
@@ -11,8 +11,8 @@ class ToolRegistry:
         self._tools = tools
 
     @classmethod
-    def from_stores(cls, stores: Stores) -> "ToolRegistry":
-        return cls({"reminders": ReminderTool(stores.reminders)})
+    def from_stores(cls, stores: Stores, *, schedule_reminder: ScheduleReminder) -> "ToolRegistry":
+        return cls({"reminders": ReminderTool(stores.reminders, schedule_reminder)})
 
     def families(self) -> list[str]:
         return sorted(self._tools)
@@ -30,4 +30,4 @@ class ToolRegistry:
         return await self._tool(request.step.capability).execute(request)
 
 
-__all__ = ["Tool", "ToolRegistry", "UnknownCapability"]
+__all__ = ["ScheduleReminder", "Tool", "ToolRegistry", "UnknownCapability"]

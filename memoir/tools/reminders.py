@@ -1,8 +1,10 @@
 """The `reminders.*` capability: create, list, complete, delete in Postgres.
 
-A created reminder's `reminder_due` tells the turn to start its durable delivery timer.
+Creating a reminder also schedules its delivery: a durable timer (`ReminderWorkflow`) started
+through the injected `schedule` callable, idempotent on the reminder's id.
 """
 
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
@@ -11,6 +13,7 @@ from memoir.models import (
     ExecuteRequest,
     ExecutionResult,
     LatestAction,
+    ReminderDue,
     ResolveRequest,
     StepResolution,
 )
@@ -23,9 +26,13 @@ def local_time(moment: datetime, timezone: str) -> str:
     return f"{moment.astimezone(ZoneInfo(timezone)):%a %d %b %H:%M} ({timezone})"
 
 
+ScheduleReminder = Callable[[ReminderDue], Awaitable[None]]
+
+
 class ReminderTool:
-    def __init__(self, store: ReminderStore) -> None:
+    def __init__(self, store: ReminderStore, schedule: ScheduleReminder) -> None:
         self._store = store
+        self._schedule = schedule
 
     async def resolve(self, request: ResolveRequest) -> StepResolution:
         action = request.step.capability.split(".", 1)[1]
@@ -83,11 +90,12 @@ class ReminderTool:
             due_at=due_at,
             idempotency_key=request.idempotency_key,
         )
+        await self._schedule(reminder.due())
         when = local_time(reminder.due_at, request.timezone)
         return _success(
             request,
             f"I'll remind you to {reminder.text} on {when}.",
-            {"reminder": _public(reminder), "reminder_due": reminder.due().model_dump(mode="json")},
+            {"reminder": _public(reminder)},
             action="create",
             when=when,
             ids={"reminder_id": reminder.reminder_id},

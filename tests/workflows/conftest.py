@@ -22,4 +22,13 @@ async def harness(time_env: WorkflowEnvironment, stores: Stores) -> AsyncIterato
         yield harness
 
 
+@pytest.fixture
+async def short_run_harness(
+    time_env: WorkflowEnvironment, stores: Stores
+) -> AsyncIterator[Harness]:
+    """A thread that continues-as-new after every two turns."""
+    async with running_harness(time_env, stores, thread_turns_per_run=2) as harness:
+        yield harness
+
+
 __all__ = ["Harness"]

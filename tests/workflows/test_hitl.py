@@ -19,7 +19,7 @@ NOTIFY_EMAIL = EmailMessage(
 
 
 async def test_unanswered_question_expires_after_ttl_in_under_a_second(harness: Harness) -> None:
-    harness.llm.script("Plan", plans.remind("pay rent", approval=True))
+    harness.llm.script("Plan", await harness.remind_plan("pay rent", approval=True))
     routed = await harness.send("remind me to pay rent")
     request = await harness.pending(routed.turn_id or "")
     assert (request.expires_at - request.created_at).total_seconds() == 300
@@ -35,7 +35,7 @@ async def test_unanswered_question_expires_after_ttl_in_under_a_second(harness: 
 
 
 async def test_invalid_chat_answer_reasks_with_error_under_same_id(harness: Harness) -> None:
-    harness.llm.script("Plan", plans.remind("buy milk", approval=True))
+    harness.llm.script("Plan", await harness.remind_plan("buy milk", approval=True))
     routed = await harness.send("remind me to buy milk")
     first = await harness.pending(routed.turn_id or "")
     reply = await harness.send("maybe later, perhaps")
@@ -54,7 +54,7 @@ async def test_invalid_chat_answer_reasks_with_error_under_same_id(harness: Harn
 
 
 async def test_second_answer_changes_nothing(harness: Harness) -> None:
-    harness.llm.script("Plan", plans.remind("book flights", approval=True))
+    harness.llm.script("Plan", await harness.remind_plan("book flights", approval=True))
     routed = await harness.send("remind me to book flights")
     request = await harness.pending(routed.turn_id or "")
     await harness.answer_inbox(request, HumanResponse(type="accept"))
@@ -66,7 +66,7 @@ async def test_second_answer_changes_nothing(harness: Harness) -> None:
 
 
 async def test_approval_edit_executes_the_edited_args(harness: Harness) -> None:
-    harness.llm.script("Plan", plans.remind("call dad", approval=True))
+    harness.llm.script("Plan", await harness.remind_plan("call dad", approval=True))
     routed = await harness.send("remind me to call dad")
     request = await harness.pending(routed.turn_id or "")
     edited = {**request.action_request.args, "text": "call dad and grandma"}
@@ -79,7 +79,7 @@ async def test_approval_edit_executes_the_edited_args(harness: Harness) -> None:
 
 
 async def test_clarification_answer_replans_with_it(harness: Harness) -> None:
-    harness.llm.script("Plan", plans.unclear(), plans.remind("feed the cat"))
+    harness.llm.script("Plan", plans.unclear(), await harness.remind_plan("feed the cat"))
     routed = await harness.send("do the thing")
     request = await harness.pending(routed.turn_id or "")
     assert request.kind is HitlKind.INTENT_UNCLEAR

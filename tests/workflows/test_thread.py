@@ -1,12 +1,18 @@
-"""ThreadWorkflow routing: duplicates, stale replies, answers, one turn at a time."""
+"""ThreadWorkflow routing: duplicates, stale replies, answers, one turn at a time, session scope."""
 
-from memoir.models import RouteStatus
+from datetime import timedelta
+
+from temporalio.client import WorkflowExecutionStatus
+
+from memoir.models import RouteStatus, names
 from temporal import scenarios as plans
 from temporal.harness import Harness
 
 
 async def test_duplicate_message_returns_the_same_turn_and_executes_once(harness: Harness) -> None:
-    harness.llm.script("Plan", plans.remind("file taxes"), plans.remind("file taxes"))
+    harness.llm.script(
+        "Plan", await harness.remind_plan("file taxes"), await harness.remind_plan("file taxes")
+    )
     first = await harness.send("remind me to file taxes", message_id="dup-1")
     second = await harness.send("remind me to file taxes", message_id="dup-1")
     assert second.status is RouteStatus.DUPLICATE
@@ -23,7 +29,9 @@ async def test_stale_reply_when_no_question_is_pending(harness: Harness) -> None
 
 
 async def test_message_during_a_running_turn_queues_behind_it(harness: Harness) -> None:
-    harness.llm.script("Plan", plans.remind("first"), plans.remind("second"))
+    harness.llm.script(
+        "Plan", await harness.remind_plan("first"), await harness.remind_plan("second")
+    )
     first = await harness.send("remind me to do the first thing")
     second = await harness.send("remind me to do the second thing")
     assert second.status is RouteStatus.STARTED
@@ -35,7 +43,7 @@ async def test_message_during_a_running_turn_queues_behind_it(harness: Harness) 
 
 
 async def test_chat_message_answers_the_pending_question(harness: Harness) -> None:
-    harness.llm.script("Plan", plans.remind("renew passport", approval=True))
+    harness.llm.script("Plan", await harness.remind_plan("renew passport", approval=True))
     routed = await harness.send("remind me to renew my passport")
     await harness.pending(routed.turn_id or "")
     answered = await harness.send("yes")
@@ -43,3 +51,35 @@ async def test_chat_message_answers_the_pending_question(harness: Harness) -> No
     assert answered.turn_id == routed.turn_id
     result = await harness.result(routed.turn_id or "")
     assert result.actions[0].success
+
+
+async def test_thread_ends_after_twelve_idle_hours(harness: Harness) -> None:
+    harness.llm.script("Plan", plans.chat())
+    routed = await harness.send("hello there")
+    await harness.result(routed.turn_id or "")
+    thread_id = names.thread_workflow_id(harness.user.user_id, harness.thread_id)
+    assert await harness.status(thread_id) is WorkflowExecutionStatus.RUNNING
+    await harness.skip(timedelta(hours=12, minutes=1))
+    assert await harness.status(thread_id) is WorkflowExecutionStatus.COMPLETED
+
+
+async def test_thread_continues_as_new_and_still_knows_old_messages(
+    short_run_harness: Harness,
+) -> None:
+    harness = short_run_harness
+    harness.llm.script("Plan", plans.chat(), plans.chat())
+    first = await harness.send("hello", message_id="can-1")
+    await harness.result(first.turn_id or "")
+    second = await harness.send("hello again", message_id="can-2")
+    await harness.result(second.turn_id or "")
+    thread_id = names.thread_workflow_id(harness.user.user_id, harness.thread_id)
+    handle = harness.client.get_workflow_handle(thread_id)
+
+    async def continued() -> bool:
+        info = (await handle.describe()).raw_description.workflow_execution_info
+        return info.first_run_id != info.execution.run_id
+
+    await harness.until(continued, "the thread to continue as new")
+    again = await harness.send("hello", message_id="can-1")
+    assert again.status is RouteStatus.DUPLICATE
+    assert again.turn_id == first.turn_id

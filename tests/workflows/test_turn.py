@@ -17,7 +17,7 @@ EMAIL = EmailMessage(
 
 
 async def test_chat_turn_executes_the_planned_reminder(harness: Harness) -> None:
-    harness.llm.script("Plan", plans.remind("call mom"))
+    harness.llm.script("Plan", await harness.remind_plan("call mom"))
     routed = await harness.send("remind me to call mom in an hour")
     assert routed.status is RouteStatus.STARTED
     result = await harness.result(routed.turn_id or "")
@@ -29,7 +29,7 @@ async def test_chat_turn_executes_the_planned_reminder(harness: Harness) -> None
 
 
 async def test_idempotency_key_is_turn_id_and_step_id(harness: Harness) -> None:
-    harness.llm.script("Plan", plans.remind("water plants"))
+    harness.llm.script("Plan", await harness.remind_plan("water plants"))
     routed = await harness.send("remind me to water plants")
     await harness.result(routed.turn_id or "")
     [reminder] = await harness.stores.reminders.list(harness.user.user_id)
@@ -37,7 +37,7 @@ async def test_idempotency_key_is_turn_id_and_step_id(harness: Harness) -> None:
 
 
 async def test_turn_writes_history_and_latest_action(harness: Harness) -> None:
-    harness.llm.script("Plan", plans.remind("stretch"))
+    harness.llm.script("Plan", await harness.remind_plan("stretch"))
     routed = await harness.send("remind me to stretch")
     await harness.result(routed.turn_id or "")
     history = await harness.stores.interactions.load_session_history(
@@ -70,7 +70,7 @@ async def test_ignored_email_ends_without_planning(harness: Harness) -> None:
 
 async def test_disambiguation_applies_the_chosen_reminder(harness: Harness) -> None:
     for text in ("call mom", "call the bank"):
-        harness.llm.script("Plan", plans.remind(text))
+        harness.llm.script("Plan", await harness.remind_plan(text))
         routed = await harness.send(f"remind me to {text}")
         await harness.result(routed.turn_id or "")
     harness.llm.script("Plan", plans.complete("call"))
