@@ -53,8 +53,9 @@ with workflow.unsafe.imports_passed_through():
         preference_for,
         with_error,
     )
-    from workflows.schedule import dependency_groups
+    from workflows.schedule import CyclicPlan, dependency_groups
 
+UNRUNNABLE_PLAN_REPLY = "Sorry, I put together a plan I can't run. Could you rephrase that?"
 LLM_TIMEOUT = timedelta(seconds=120)
 STORE_TIMEOUT = timedelta(seconds=30)
 LLM_RETRY = RetryPolicy(maximum_attempts=5, non_retryable_error_types=["InvalidPlan"])
@@ -309,7 +310,12 @@ class AgentTurnWorkflow:
 
     async def _resolve_and_execute(self, turn: TurnRequest, plan: Plan) -> None:
         """Stages 9-10: per dependency group, resolve in parallel, disambiguate, execute once."""
-        for group in dependency_groups(plan.steps):
+        try:
+            groups = dependency_groups(plan.steps)
+        except CyclicPlan as error:
+            workflow.logger.warning("unrunnable plan: %s", error)
+            raise TurnStopped(TurnStatus.FAILED, UNRUNNABLE_PLAN_REPLY) from None
+        for group in groups:
             runnable = [s for s in group if self._dependencies_succeeded(s)]
             for skipped in (s for s in group if s not in runnable):
                 self._results[skipped.id] = _failed(skipped, "skipped: a step it depends on failed")
