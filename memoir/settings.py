@@ -53,6 +53,54 @@ class Settings(BaseSettings):
     session_history_limit: int = Field(20, gt=0, validation_alias=_env("MEMOIR_HISTORY_LIMIT"))
     max_replans: int = Field(3, ge=0, validation_alias=_env("MEMOIR_MAX_REPLANS"))
 
+    # ----- long-term memory (seeds 001, 003: the seed's names and defaults) -----
+    vector_backend: Literal["pgvector", "pinecone"] = Field(
+        "pgvector", validation_alias=_env("MEMOIR_VECTOR_BACKEND")
+    )
+    pinecone_api_key: str | None = Field(None, validation_alias=_env("PINECONE_API_KEY"))
+    pinecone_index: str = Field("memoir", validation_alias=_env("PINECONE_INDEX"))
+    # Data-plane URL of the index (e.g. https://memoir-xxxx.svc.region.pinecone.io).
+    pinecone_host: str | None = Field(None, validation_alias=_env("PINECONE_HOST"))
+    embedding_dim: int = Field(384, gt=0, validation_alias=_env("MEMOIR_EMBEDDING_DIM"))
+
+    memory_merge_topk: int = Field(5, gt=0, validation_alias=_env("MEMORY_MERGE_TOPK"))
+    memory_merge_check_low: float = Field(
+        0.60, ge=0, le=1, validation_alias=AliasChoices("MEMORY_MERGE_CHECK_LOW", "MEMORY_SEM_LOW")
+    )
+    memory_merge_auto_update: float = Field(
+        0.85,
+        ge=0,
+        le=1,
+        validation_alias=AliasChoices("MEMORY_MERGE_AUTO_UPDATE", "MEMORY_SEM_AUTO"),
+    )
+    memory_merge_mode: Literal["recreate", "update"] = Field(
+        "recreate", validation_alias=_env("MEMORY_MERGE_MODE")
+    )
+    memory_semantic_min_importance: float = Field(
+        0.4, ge=0, le=1, validation_alias=_env("MEMORY_SEMANTIC_MIN_IMPORTANCE")
+    )
+    memory_context_topk: int = Field(24, gt=0, validation_alias=_env("MEMORY_CONTEXT_TOPK"))
+    memory_context_topn: int = Field(8, gt=0, validation_alias=_env("MEMORY_CONTEXT_TOPN"))
+    # sim, importance, recency, pinned
+    memory_rerank_weights: str = Field(
+        "0.6,0.2,0.15,0.05", validation_alias=_env("MEMORY_RERANK_WEIGHTS")
+    )
+    memory_tiny_llm_model_id: str | None = Field(
+        None, validation_alias=_env("MEMORY_TINY_LLM_MODEL_ID")
+    )
+    episodic_window_n: int = Field(10, gt=0, validation_alias=_env("EPISODIC_WINDOW_N"))
+    episodic_cooldown_turns: int = Field(3, ge=0, validation_alias=_env("EPISODIC_COOLDOWN_TURNS"))
+    episodic_cooldown_minutes: float = Field(
+        10, ge=0, validation_alias=_env("EPISODIC_COOLDOWN_MINUTES")
+    )
+    episodic_max_per_day: int = Field(5, ge=0, validation_alias=_env("EPISODIC_MAX_PER_DAY"))
+    episodic_merge_window_hours: float = Field(
+        48, ge=0, validation_alias=_env("EPISODIC_MERGE_WINDOW_HOURS")
+    )
+    episodic_novelty_min: float = Field(
+        0.25, ge=0, le=1, validation_alias=_env("EPISODIC_NOVELTY_MIN")
+    )
+
     otel_exporter_otlp_endpoint: str | None = Field(
         None, validation_alias=_env("OTEL_EXPORTER_OTLP_ENDPOINT")
     )

@@ -1,0 +1,1 @@
+"""Long-term memory: the semantic hot path, retrieval, episodic capture and profile sync."""

@@ -1,0 +1,1 @@
+"""Vector stores: one interface, pgvector (default) and Pinecone (scale-out)."""
