@@ -46,7 +46,7 @@ T = TypeVar("T")
 
 
 async def until(
-    probe: Callable[[], Awaitable[T]], what: str, *, tries: int = 400, every: float = 0.05
+    probe: Callable[[], Awaitable[T | None]], what: str, *, tries: int = 400, every: float = 0.05
 ) -> T:
     """Poll `probe` in real time until it returns something truthy, and return that; a bounded
     wait (`tries` probes `every` seconds apart) that fails with `what` when it runs out."""

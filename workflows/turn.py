@@ -55,6 +55,7 @@ with workflow.unsafe.imports_passed_through():
     )
     from workflows.schedule import CyclicPlan, dependency_groups
 
+PATCH_THREAD_KNOWS_FIRST = "thread-knows-question-first"
 UNRUNNABLE_PLAN_REPLY = "Sorry, I put together a plan I can't run. Could you rephrase that?"
 LLM_TIMEOUT = timedelta(seconds=120)
 STORE_TIMEOUT = timedelta(seconds=30)
@@ -408,13 +409,18 @@ class AgentTurnWorkflow:
 
     async def _ask(self, request: HitlRequest) -> Decision:
         """Wait for the answer until the request expires (timer from the first ask)."""
-        self._pending, self._decision = request, None
-        self._status = TurnStatus.AWAITING_HUMAN
+        self._decision = None
+        # Patched: the thread learns of the question before anyone can see it, so a chat answer
+        # always reaches this turn instead of starting a new one. Older histories showed it first.
+        thread_first = workflow.patched(PATCH_THREAD_KNOWS_FIRST)
+        if not thread_first:
+            self._pending, self._status = request, TurnStatus.AWAITING_HUMAN
         workflow.upsert_search_attributes(
             [sa.AWAITING_HUMAN.value_set(True), sa.HITL_KIND.value_set(request.kind.value)]
         )
         workflow.set_current_details(current_details(request))
         await self._tell_thread(names.THREAD_HITL_OPENED_SIGNAL, request)
+        self._pending, self._status = request, TurnStatus.AWAITING_HUMAN
         try:
             while self._decision is None:
                 await workflow.wait_condition(

@@ -1,13 +1,16 @@
-"""API fixtures: a real Temporal dev server for the session, the app over it and real Postgres.
+"""API fixtures: a real Temporal dev server for the session, the real worker, the app over both.
 
-No Memoir worker runs; tests that need a workflow to answer use the stubs in `support.py`, served by
-the `stub_worker` fixture on the app's task queue. Postgres comes from `tests/conftest.py`.
+Every test gets a fresh harness (`temporal.harness.running_harness`): a user with the reminders
+capability, the real workflows and activities on their own task queue, real Postgres from
+`tests/conftest.py`, and a `ScriptedChatModel` (the only scripted part). The app uses the harness's
+settings, so its turns run for real on that worker.
 """
 
 from __future__ import annotations
 
+import gc
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import httpx
@@ -16,13 +19,28 @@ from fastapi import FastAPI
 from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
-from temporalio.worker import UnsandboxedWorkflowRunner, Worker
 
 from api.app import create_app
 from memoir.models import search_attributes as sa
 from memoir.settings import Settings
 from memoir.stores import Stores
-from tests.api.support import TASK_QUEUE, ApiUser, StubThreadWorkflow, StubTurnWorkflow
+from temporal.harness import Harness
+from tests.api.support import ApiUser, api_harness, api_user, collect_garbage, http_client
+
+
+@pytest.fixture(scope="package", autouse=True)
+def gc_between_tests() -> Iterator[None]:
+    """No automatic garbage collection while the API tests run: `collect_garbage` runs it between
+    tests, outside any workflow. Everything comes back, and is collected, when the package ends."""
+    collect_garbage()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+        gc.enable()
+        collect_garbage()
+        gc.unfreeze()
 
 
 @pytest.fixture(scope="session")
@@ -45,29 +63,19 @@ def temporal_client(temporal_env: WorkflowEnvironment) -> Client:
     return temporal_env.client
 
 
-@pytest.fixture(scope="session")
-async def stub_worker(temporal_client: Client) -> AsyncIterator[Worker]:
-    """Stub thread and turn workflows on the app's task queue, for the paths that need answers."""
-    worker = Worker(
-        temporal_client,
-        task_queue=TASK_QUEUE,
-        workflows=[StubThreadWorkflow, StubTurnWorkflow],
-        workflow_runner=UnsandboxedWorkflowRunner(),
-    )
-    async with worker:
-        yield worker
+@pytest.fixture
+async def harness(
+    temporal_env: WorkflowEnvironment, stores: Stores, database_url: str
+) -> AsyncIterator[Harness]:
+    """The real worker on a task queue of its own, a fresh user and the scripted model."""
+    async with api_harness(temporal_env, stores, database_url) as harness:
+        yield harness
 
 
 @pytest.fixture
-def settings(database_url: str) -> Settings:
-    """Settings with the test task queue and knobs easy to recognise in a ThreadInput."""
-    return Settings(
-        database_url=database_url,
-        task_queue=TASK_QUEUE,
-        hitl_ttl_seconds=123,
-        thread_idle_hours=7.5,
-        max_replans=2,
-    )
+def settings(harness: Harness) -> Settings:
+    """The harness's settings: its worker's task queue, the test database, knobs easy to spot."""
+    return harness.settings
 
 
 @pytest.fixture
@@ -79,20 +87,18 @@ def app(settings: Settings, temporal_client: Client, stores: Stores) -> FastAPI:
 @pytest.fixture
 async def http(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
     """An HTTP client talking to the app in-process."""
-    transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://api.test") as client:
+    async with http_client(app) as client:
         yield client
 
 
 @pytest.fixture
-async def user(stores: Stores) -> ApiUser:
-    """A fresh user, so tests never see each other's workflows."""
-    profile, token = await stores.users.create_user("Api Tester")
-    return ApiUser(profile, token)
+async def user(harness: Harness, stores: Stores) -> ApiUser:
+    """The harness's fresh user (reminders connected), with a token."""
+    return await api_user(stores, harness.user)
 
 
 @pytest.fixture
 async def other_user(stores: Stores) -> ApiUser:
-    """A second user, for the 'another user's resource answers 404' checks."""
-    profile, token = await stores.users.create_user("Someone Else")
+    """A second user (reminders connected), for 'another user's resource answers 404'."""
+    profile, token = await stores.users.create_user("Someone Else", capabilities=("reminders",))
     return ApiUser(profile, token)

@@ -8,12 +8,14 @@ import httpx
 import pytest
 from pydantic import TypeAdapter, ValidationError
 from temporalio.client import Client
-from temporalio.worker import Worker
 
 from api.emails import EmailIn, GmailEmail, MockEmail, incoming_email, normalise_email
-from memoir.models import Channel, EmailMessage, IncomingMessage
+from memoir.models import Channel, Classification, EmailMessage, ThreadInput
+from memoir.models import search_attributes as sa
 from memoir.models.names import thread_workflow_id, turn_workflow_id
-from tests.api.support import ApiUser, assert_error
+from temporal import scenarios as plans
+from temporal.harness import Harness
+from tests.api.support import ApiUser, answer, assert_error, finished_view, start_input
 
 GMAIL = {
     "id": "18c2f0a1b2",
@@ -139,14 +141,44 @@ async def test_email_too_long_for_one_message_is_422(
 
 
 async def test_email_is_submitted_to_its_email_thread(
-    http: httpx.AsyncClient, user: ApiUser, temporal_client: Client, stub_worker: Worker
+    http: httpx.AsyncClient, user: ApiUser, temporal_client: Client, harness: Harness
 ) -> None:
+    harness.llm.script("TriageDecision", plans.triage(Classification.IGNORE))
     response = await post(http, user, GMAIL)
     assert response.status_code == 202, response.text
     turn_id = turn_workflow_id(user.user_id, "email-18c2f0a000", "18c2f0a1b2")
     assert response.json() == {"turn_id": turn_id, "status": "started"}
     thread_id = thread_workflow_id(user.user_id, "email-18c2f0a000")
-    thread = temporal_client.get_workflow_handle(thread_id)
-    [message] = await thread.query("messages", result_type=list[IncomingMessage])
-    assert message.channel is Channel.EMAIL
-    assert message.email is not None and message.email.author == GMAIL["from"]
+    started = await start_input(temporal_client, thread_id, ThreadInput)
+    assert (started.thread_id, started.channel) == ("email-18c2f0a000", Channel.EMAIL)
+    thread = await temporal_client.get_workflow_handle(thread_id).describe()
+    assert thread.typed_search_attributes.get(sa.CHANNEL) == "email"
+    await finished_view(http, harness, user, turn_id)
+    [triage_call] = harness.llm.calls_for("TriageDecision")
+    assert GMAIL["from"] in triage_call and GMAIL["body"] in triage_call
+
+
+async def test_email_triaged_ignore_ends_ignored(
+    http: httpx.AsyncClient, user: ApiUser, harness: Harness
+) -> None:
+    harness.llm.script("TriageDecision", plans.triage(Classification.IGNORE))
+    routed = await post(http, user, GMAIL)
+    view = await finished_view(http, harness, user, routed.json()["turn_id"])
+    assert (view["status"], view["classification"]) == ("ignored", "ignore")
+    assert (view["reply"], view["actions"]) == (None, [])
+    assert "Plan" not in harness.llm.schemas_called()
+
+
+async def test_notify_email_ignored_from_the_inbox_ends_ignored_and_teaches_triage(
+    http: httpx.AsyncClient, user: ApiUser, harness: Harness
+) -> None:
+    harness.llm.script("TriageDecision", plans.triage(Classification.NOTIFY))
+    routed = await post(http, user, GMAIL)
+    request = await harness.pending(routed.json()["turn_id"])
+    assert request.kind == "notify"
+    response = await answer(http, user, request.hitl_id, {"type": "ignore"})
+    assert response.status_code == 202, response.text
+    view = await finished_view(http, harness, user, request.turn_id)
+    assert (view["status"], view["classification"]) == ("ignored", "notify")
+    [latest, *_] = await harness.stores.preferences.history(user.user_id, "triage_preferences")
+    assert (latest.decision, latest.turn_id) == ("notify.ignore", request.turn_id)
