@@ -576,3 +576,176 @@ REPLY_USER_PROMPT = """## Request
 {results}"""
 
 REPLY_SECTIONS = ("Profile", "Memory", "Now", "Request", "Intent", "Status", "Note", "Results")
+
+
+# ============================================================================================
+# Long-term memory (seeds 001, 003): hot path gate, candidate, same fact, compose, episodic
+# summary, profile update. Rendered by `memoir.memory`; parsed by `memoir.llm.offline_memory`.
+#
+#   gate / candidate   humans: `## Earlier User Turns` ("- …" lines, oldest first, or (none))
+#                      then `## Latest User Message`.
+#   same fact          human: `## Existing Memory` then `## Candidate`, each "Key: / Category: /
+#                      Summary:" lines (`render_memory_fields`).
+#   compose            human: `## Existing Memory (older)` then `## New Memory (newer)`.
+#   episodic summary   human: `## Conversation` ("- user: …" / "- assistant: …"), `## Status`,
+#                      `## Actions` ("- ok | capability | what was done" / "- failed | …"),
+#                      `## Reply`, and last `## Request`.
+#   profile update     human: `## Current Profile` ("field: value" lines, lists joined by
+#                      "; "), then `## Memory` (`render_memory_fields`).
+# ============================================================================================
+
+MEMORY_GATE_SYSTEM_PROMPT = """You decide whether the user's latest message should become a \
+long-term semantic memory about the user.
+
+CREATE a memory (should_create = true) only for stable information:
+- facts about the user: name, where they live, age, job, employer, language, diet;
+- lasting preferences ("I prefer short replies", "never book meetings before 10am");
+- identity, relationships, goals and interests;
+- attributes of close entities (a pet's name or age, a partner's name), including corrections
+  and updates of facts already known ("Luna turned 4").
+
+DO NOT create a memory for:
+- questions about the assistant, its capabilities or its memory ("what can you do?",
+  "do you remember my dog?") or any other question;
+- one-off actions and requests ("remind me to …", "send an email to …", "schedule …");
+- time-bound events ("I have a dentist appointment tomorrow");
+- greetings, thanks and small talk.
+
+Earlier user turns are context only (e.g. who "she" is); decide on the latest message.
+In reasoning, name the rule that decided."""
+
+MEMORY_CANDIDATE_SYSTEM_PROMPT = """Write the semantic memory that the user's latest message \
+states, as one short third-person sentence about "User" (e.g. "User lives in Lisbon.",
+"User's dog Luna is 3 years old.", "User prefers short replies.").
+
+category: one of profile, preference, goal, interest, relationship, pet, work.
+importance: 0..1 (identity and close entities 0.8-0.9, preferences 0.6-0.7, passing likes 0.5).
+key: a deterministic key when the fact has one, else null:
+- profile:name, profile:city, profile:age, profile:job, profile:employer, profile:language,
+  profile:timezone, profile:diet, profile:allergy:<thing>
+- profile:partner, profile:family:<relation>:<name>
+- profile:pet:<name>:age, profile:pet:<name>:kind
+- preference:reply_length, preference:tone, preference:language
+Names inside keys are lowercase (profile:pet:luna:age). Earlier user turns are context only."""
+
+MEMORY_TURNS_PROMPT = """## Earlier User Turns
+{earlier}
+
+## Latest User Message
+{message}"""
+
+SAME_FACT_SYSTEM_PROMPT = """Decide whether the candidate memory and the existing memory state \
+the same fact about the user: the same entity and the same attribute, even when the value
+changed (a correction or an update, e.g. "User's dog Luna is 3 years old." and "Luna is 4 years
+old."). Different attributes of one entity (a pet's age and its breed) are different facts.
+Equal keys always mean the same fact; different keys mean different facts. Explain briefly."""
+
+SAME_FACT_USER_PROMPT = """## Existing Memory
+{existing}
+
+## Candidate
+{candidate}"""
+
+COMPOSE_SYSTEM_PROMPT = """Merge two memories about the same fact into one short third-person \
+sentence about "User". When they conflict, the newer memory wins (it is a correction or an
+update); keep details of the older one that the newer does not contradict (e.g. older "User's
+dog Luna is 3 years old." and newer "Luna is 4 years old." → "User's dog Luna is 4 years old.")."""
+
+COMPOSE_USER_PROMPT = """## Existing Memory (older)
+{existing}
+
+## New Memory (newer)
+{new}"""
+
+COMPOSE_SECTIONS = ("Existing Memory (older)", "New Memory (newer)")
+SAME_FACT_SECTIONS = ("Existing Memory", "Candidate")
+MEMORY_TURNS_SECTIONS = ("Earlier User Turns", "Latest User Message")
+
+EPISODIC_SYSTEM_PROMPT = """Summarize one turn of the conversation between the user and their \
+assistant for an episodic memory.
+- topic: what was discussed, a short noun phrase ("a reminder to call your mom").
+- approach: what was done or decided, one short clause in the past tense, from the Actions and
+  the Reply only ("set a reminder for 2025-01-15 17:00").
+- notable: true only when the turn had an outcome: a tool result (success or failure), a
+  decision, a human approval, or a recap of earlier conversations the user asked for; false
+  for routine turns (small talk, a stated fact, a question answered from memory).
+Address the user as "you". Ignore boilerplate and tool traces."""
+
+EPISODIC_USER_PROMPT = """## Conversation
+{conversation}
+
+## Status
+{status}
+
+## Actions
+{actions}
+
+## Reply
+{reply}
+
+## Request
+{request}"""
+
+EPISODIC_SECTIONS = ("Conversation", "Status", "Actions", "Reply", "Request")
+
+PROFILE_UPDATE_SYSTEM_PROMPT = """Propose updates to the user's profile implied by one new or \
+updated memory. Fields: name, tone (how replies should sound, e.g. "concise", "casual"),
+language (ISO 639-1 code, e.g. "pt"), city, timezone (IANA, only when the user states it),
+goals (list), interests (list). For lists, return the whole new list (current items kept).
+Return only fields that change; an empty `changes` when nothing does."""
+
+PROFILE_UPDATE_USER_PROMPT = """## Current Profile
+{profile}
+
+## Memory
+{memory}"""
+
+PROFILE_UPDATE_SECTIONS = ("Current Profile", "Memory")
+
+
+def render_memory_fields(key: str | None, category: str, summary: str) -> str:
+    """ "Key: … / Category: … / Summary: …" lines of one memory (same fact, compose, profile)."""
+    return f"Key: {key or NONE}\nCategory: {category}\nSummary: {one_line(summary, 500)}"
+
+
+def parse_memory_fields(block: str) -> tuple[str | None, str, str]:
+    """(key, category, summary) from `render_memory_fields` text."""
+
+    def field(name: str) -> str:
+        m = re.search(rf"^{name}:[ \t]*(.*)$", block, re.M)
+        return m.group(1).strip() if m else ""
+
+    key = field("Key")
+    return (None if key in ("", NONE) else key), field("Category"), field("Summary")
+
+
+def render_user_turns(earlier: Sequence[str]) -> str:
+    """The `## Earlier User Turns` block: '- …' lines, oldest first, or (none)."""
+    return render_bullets(earlier)
+
+
+def render_profile_fields(fields: Mapping[str, Any]) -> str:
+    """'field: value' lines of the current profile (lists joined by '; ', empty as (none))."""
+    lines = []
+    for name, value in fields.items():
+        if isinstance(value, list | tuple):
+            text = "; ".join(str(v) for v in value)
+        else:
+            text = "" if value is None else str(value)
+        lines.append(f"{name}: {one_line(text, 300) or NONE}")
+    return "\n".join(lines) if lines else NONE
+
+
+def parse_profile_fields(block: str) -> dict[str, str | list[str]]:
+    """Inverse of `render_profile_fields`: goals / interests come back as lists."""
+    out: dict[str, str | list[str]] = {}
+    for line in block.splitlines():
+        name, sep, value = line.partition(":")
+        if not sep:
+            continue
+        name, value = name.strip(), value.strip()
+        if name in ("goals", "interests"):
+            out[name] = [] if value in ("", NONE) else [v.strip() for v in value.split(";")]
+        else:
+            out[name] = "" if value == NONE else value
+    return out

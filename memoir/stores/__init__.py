@@ -8,9 +8,13 @@ from memoir.db import Pool
 from memoir.stores._common import UnknownUserError
 from memoir.stores.interactions import InteractionStore
 from memoir.stores.latest_actions import LatestActionStore
+from memoir.stores.memories import DuplicateMemoryKeyError, MemoryStore
 from memoir.stores.preferences import DEFAULT_PREFERENCES, PreferenceStore, PreferenceVersion
 from memoir.stores.reminders import Reminder, ReminderStore
+from memoir.stores.user_context import UserContext, UserContextStore
 from memoir.stores.users import UserExistsError, UserStore
+from memoir.vectors.base import VectorStore
+from memoir.vectors.pgvector import PgVectorStore
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,10 +27,12 @@ class Stores:
     latest_actions: LatestActionStore
     preferences: PreferenceStore
     reminders: ReminderStore
+    memories: MemoryStore
+    user_context: UserContextStore
 
     @classmethod
-    def from_pool(cls, pool: Pool) -> Stores:
-        """One of each store over `pool`."""
+    def from_pool(cls, pool: Pool, vectors: VectorStore | None = None) -> Stores:
+        """One of each store over `pool`; memory vectors in `vectors` (default: pgvector)."""
         return cls(
             pool=pool,
             users=UserStore(pool),
@@ -34,19 +40,25 @@ class Stores:
             latest_actions=LatestActionStore(pool),
             preferences=PreferenceStore(pool),
             reminders=ReminderStore(pool),
+            memories=MemoryStore(pool, vectors if vectors is not None else PgVectorStore(pool)),
+            user_context=UserContextStore(pool),
         )
 
 
 __all__ = [
     "DEFAULT_PREFERENCES",
+    "DuplicateMemoryKeyError",
     "InteractionStore",
     "LatestActionStore",
+    "MemoryStore",
     "PreferenceStore",
     "PreferenceVersion",
     "Reminder",
     "ReminderStore",
     "Stores",
     "UnknownUserError",
+    "UserContext",
+    "UserContextStore",
     "UserExistsError",
     "UserStore",
 ]

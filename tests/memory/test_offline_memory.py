@@ -1,0 +1,239 @@
+"""The offline provider's memory skills, on the same rendered prompts the openai provider gets."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import BaseModel
+
+from memoir.llm import OfflineChatModel
+from memoir.llm.prompts import MEMORY_CANDIDATE_SYSTEM_PROMPT, MEMORY_GATE_SYSTEM_PROMPT
+from memoir.memory.episodic import summary_messages
+from memoir.memory.hotpath import compose_messages, gate_messages, same_fact_messages
+from memoir.memory.profile_sync import profile_messages
+from memoir.memory.schemas import (
+    ComposedSummary,
+    EpisodicSummary,
+    HotpathDecision,
+    MemoryCandidate,
+    ProfileUpdate,
+    SameFact,
+)
+from memoir.models import UserProfile
+from memoir.stores.user_context import UserContext
+from tests.memory.support import memory, remember, reminder_result
+
+MODEL = OfflineChatModel()
+USER = UserProfile(user_id="u1", name="Ana")
+
+
+def run(messages: list, schema: type[BaseModel]) -> BaseModel:
+    return MODEL.structured_output(messages, schema)
+
+
+def gate(text: str, earlier: tuple[str, ...] = ()) -> HotpathDecision:
+    result = run(gate_messages(MEMORY_GATE_SYSTEM_PROMPT, earlier, text), HotpathDecision)
+    assert isinstance(result, HotpathDecision)
+    return result
+
+
+def candidate(text: str, earlier: tuple[str, ...] = ()) -> MemoryCandidate:
+    result = run(gate_messages(MEMORY_CANDIDATE_SYSTEM_PROMPT, earlier, text), MemoryCandidate)
+    assert isinstance(result, MemoryCandidate)
+    return result
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "my dog Luna is 3",
+        "I live in Lisbon",
+        "I prefer short replies",
+        "My name is Ana Silva",
+        "Luna turned 4",
+        "I work as a nurse",
+        "My wife is called Marta",
+        "I'm vegetarian",
+        "My goal is to run a marathon",
+        "Never schedule meetings before 10am",
+        "Please remember that I'm allergic to peanuts",
+    ],
+)
+def test_gate_creates_for_stable_facts(text: str) -> None:
+    decision = gate(text)
+    assert decision.should_create, decision.reasoning
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ("What can you do?", "meta/capability"),
+        ("Do you remember my dog's name?", "meta/capability"),
+        ("Remind me to call mom at 5pm", "one-off request"),
+        ("Send an email to Dan about the report", "one-off request"),
+        ("I have a dentist appointment tomorrow", "time-bound"),
+        ("I'm meeting my sister Maria on Friday", "time-bound"),
+        ("Thanks!", "no stable fact"),
+        ("Good morning", "no stable fact"),
+    ],
+)
+def test_gate_refuses_questions_requests_and_events(text: str, why: str) -> None:
+    decision = gate(text)
+    assert not decision.should_create
+    assert why in decision.reasoning
+
+
+@pytest.mark.parametrize(
+    ("text", "category", "key", "summary"),
+    [
+        ("my dog Luna is 3", "pet", "profile:pet:luna:age", "User's dog Luna is 3 years old."),
+        ("I have a cat named Miso", "pet", "profile:pet:miso:kind", "User has a cat named Miso."),
+        ("I live in Lisbon", "profile", "profile:city", "User lives in Lisbon."),
+        ("I'm based in new york now", "profile", "profile:city", "User lives in New York."),
+        ("Call me Ana", "profile", "profile:name", "User's name is Ana."),
+        ("I work as a nurse", "work", "profile:job", "User works as a nurse."),
+        (
+            "My wife is called Marta",
+            "relationship",
+            "profile:partner",
+            "User's wife is named Marta.",
+        ),
+        (
+            "I prefer short replies",
+            "preference",
+            "preference:reply_length",
+            "User prefers short replies.",
+        ),
+        ("Always reply in Portuguese", "preference", "preference:language", None),
+        ("I love hiking", "interest", None, "User is interested in hiking."),
+    ],
+)
+def test_candidate_has_category_summary_and_key(
+    text: str, category: str, key: str | None, summary: str | None
+) -> None:
+    found = candidate(text)
+    assert (found.category, found.key) == (category, key)
+    if summary:
+        assert found.summary == summary
+    assert 0.4 <= found.importance <= 1.0
+
+
+def test_candidate_resolves_a_pronoun_from_earlier_turns() -> None:
+    found = candidate("She turned 4 last week", earlier=("My cat Miso is 3",))
+    assert found.key == "profile:pet:miso:age"
+    assert found.summary == "User's cat Miso is 4 years old."
+
+
+def same(existing: str, new: str, old_key: str | None = None, new_key: str | None = None) -> bool:
+    old = memory(existing, key=old_key)
+    cand = MemoryCandidate(category="pet", summary=new, importance=0.8, key=new_key)
+    result = run(same_fact_messages(old, cand), SameFact)
+    assert isinstance(result, SameFact)
+    return result.same_fact
+
+
+def test_same_key_is_the_same_fact() -> None:
+    assert same("anything", "else", "profile:city", "profile:city")
+
+
+def test_different_keys_are_different_facts() -> None:
+    assert not same("x", "x", "profile:pet:luna:age", "profile:pet:luna:kind")
+
+
+def test_same_entity_and_attribute_is_the_same_fact() -> None:
+    assert same("User's dog Luna is 3 years old.", "Luna is 4 years old.")
+    assert not same("User's dog Luna is 3 years old.", "User's cat Miso is 3 years old.")
+    assert not same("User's dog Luna is 3 years old.", "User has a dog named Luna.")
+
+
+def test_compose_newer_wins_and_keeps_older_details() -> None:
+    old = memory("User's dog Luna is 3 years old.", key="profile:pet:luna:age")
+    new = MemoryCandidate(
+        category="pet",
+        summary="User's pet Luna is 4 years old.",
+        importance=0.8,
+        key="profile:pet:luna:age",
+    )
+    result = run(compose_messages(old, new), ComposedSummary)
+    assert isinstance(result, ComposedSummary)
+    assert result.summary == "User's dog Luna is 4 years old."
+
+
+def test_compose_keeps_the_newer_city() -> None:
+    old = memory("User lives in Lisbon.", key="profile:city", category="profile")
+    new = MemoryCandidate(
+        category="profile", summary="User lives in Porto.", importance=0.85, key="profile:city"
+    )
+    result = run(compose_messages(old, new), ComposedSummary)
+    assert isinstance(result, ComposedSummary) and result.summary == "User lives in Porto."
+
+
+@pytest.mark.parametrize(
+    ("summary", "key", "category", "changes"),
+    [
+        ("User lives in Lisbon.", "profile:city", "profile", {"city": "Lisbon"}),
+        ("User's name is Ana Silva.", "profile:name", "profile", {"name": "Ana Silva"}),
+        (
+            "User prefers short replies.",
+            "preference:reply_length",
+            "preference",
+            {"tone": "concise"},
+        ),
+        (
+            "User prefers replies in Portuguese.",
+            "preference:language",
+            "preference",
+            {"language": "pt"},
+        ),
+        (
+            "User's timezone is Europe/Lisbon.",
+            "profile:timezone",
+            "profile",
+            {"timezone": "Europe/Lisbon"},
+        ),
+        (
+            "User's goal is to run a marathon.",
+            None,
+            "goal",
+            {"goals": ["read more", "run a marathon"]},
+        ),
+        ("User's dog Luna is 3 years old.", "profile:pet:luna:age", "pet", {}),
+    ],
+)
+def test_profile_update_from_a_memory(
+    summary: str, key: str | None, category: str, changes: dict[str, object]
+) -> None:
+    ctx = UserContext(name="Ana", city="Paris", goals=["read more"])
+    result = run(profile_messages(ctx, memory(summary, key=key, category=category)), ProfileUpdate)
+    assert isinstance(result, ProfileUpdate)
+    assert result.changes == changes
+
+
+def test_profile_update_is_empty_when_the_profile_already_says_so() -> None:
+    ctx = UserContext(city="Lisbon")
+    mem = memory("User lives in Lisbon.", key="profile:city", category="profile")
+    result = run(profile_messages(ctx, mem), ProfileUpdate)
+    assert isinstance(result, ProfileUpdate) and result.changes == {}
+
+
+def test_episodic_summary_of_an_action_is_notable() -> None:
+    request = remember(
+        USER, "Remind me to call my mom at 5pm", results=[reminder_result("call my mom")]
+    )
+    result = run(summary_messages(request, [], "UTC", 10), EpisodicSummary)
+    assert isinstance(result, EpisodicSummary)
+    assert result.notable
+    assert result.topic == "a reminder to call your mom"
+    assert result.approach == "set a reminder to call your mom for 2025-01-15 17:00"
+
+
+def test_episodic_summary_of_small_talk_is_not_notable() -> None:
+    request = remember(USER, "how are you?", reply="Fine, thanks!")
+    result = run(summary_messages(request, [], "UTC", 10), EpisodicSummary)
+    assert isinstance(result, EpisodicSummary) and not result.notable
+
+
+def test_episodic_summary_of_a_recap_is_notable() -> None:
+    request = remember(USER, "what did we discuss yesterday?", reply="We set a reminder.")
+    result = run(summary_messages(request, [], "UTC", 10), EpisodicSummary)
+    assert isinstance(result, EpisodicSummary) and result.notable
+    assert result.topic == "what we talked about before"

@@ -1,0 +1,127 @@
+"""PgVectorStore: the shared contract, plus what is particular to `memory_vectors`."""
+
+from __future__ import annotations
+
+import pytest
+
+from memoir.db import Pool
+from memoir.stores import Stores
+from memoir.vectors.pgvector import (
+    DEFAULT_EF_SEARCH,
+    EF_SEARCH_MAX,
+    MissingMemoryError,
+    PgVectorStore,
+    filter_sql,
+)
+from tests.vectors.conftest import Put, VectorStoreContract, ids, key, meta, unit
+
+
+@pytest.fixture
+def backend() -> str:
+    """Every test here runs on pgvector."""
+    return "pgvector"
+
+
+class TestPgVectorContract(VectorStoreContract):
+    """The VectorStore contract on pgvector."""
+
+
+@pytest.fixture
+def store(pool: Pool) -> PgVectorStore:
+    """A PgVectorStore over the test pool."""
+    return PgVectorStore(pool)
+
+
+async def test_upsert_without_a_memory_row_is_refused(store: PgVectorStore, user: str) -> None:
+    with pytest.raises(MissingMemoryError, match="add the memories row"):
+        await store.upsert(user, [("mem_missing", unit(0), meta())])
+
+
+async def test_upsert_onto_another_users_memory_is_refused(
+    store: PgVectorStore, user: str, other_user: str, put: Put
+) -> None:
+    await put(user, [("m_owned", unit(0), meta())])
+    with pytest.raises(MissingMemoryError):
+        await store.upsert(other_user, [(key("m_owned", user), unit(1), meta())])
+    hits = await store.query(user, unit(0), top_k=1)
+    assert ids(hits) == ["m_owned"] and hits[0].score == pytest.approx(1.0)
+
+
+async def test_metadata_left_out_of_an_upsert_comes_from_the_memory_row(
+    store: PgVectorStore, user: str, pool: Pool
+) -> None:
+    async with pool.connection() as conn:
+        await conn.execute(
+            "INSERT INTO memories (memory_id, user_id, kind, category, summary, importance,"
+            " pinned, week, year) VALUES ('m_row', %s, 'episodic', 'trip', 's', 0.5, true, 7,"
+            " 2025)",
+            (user,),
+        )
+    await store.upsert(user, [("m_row", unit(0), {})])
+    [hit] = await store.query(user, unit(0), top_k=1)
+    assert hit.metadata == {
+        "kind": "episodic",
+        "category": "trip",
+        "pinned": True,
+        "week": 7,
+        "year": 2025,
+    }
+
+
+async def test_a_vector_of_the_wrong_dimension_is_rejected(store: PgVectorStore, user: str) -> None:
+    with pytest.raises(ValueError, match="384 dimensions"):
+        await store.query(user, [1.0, 0.0, 0.0], top_k=1)
+
+
+async def test_unknown_filter_keys_and_operators_are_rejected(
+    store: PgVectorStore, user: str
+) -> None:
+    with pytest.raises(ValueError, match="cannot filter on 'colour'"):
+        await store.query(user, unit(0), top_k=1, filter={"colour": "red"})
+    with pytest.raises(ValueError, match="unsupported filter operator"):
+        await store.query(user, unit(0), top_k=1, filter={"week": {"$near": 3}})
+
+
+def test_filters_become_parameterised_sql() -> None:
+    params: list[object] = []
+    clause = filter_sql({"kind": "episodic", "week": {"$gte": 3}, "pinned": True}, params)
+    text = clause.as_string(None)
+    assert text == '("kind" = %s AND "week" >= %s AND "pinned" = %s)'
+    assert params == ["episodic", 3, True]
+
+
+async def test_deleting_the_memory_row_deletes_its_vector(
+    store: PgVectorStore, user: str, put: Put, pool: Pool
+) -> None:
+    await put(user, [("m_cascade", unit(0), meta())])
+    async with pool.connection() as conn:
+        await conn.execute("DELETE FROM memories WHERE memory_id = %s", (key("m_cascade", user),))
+        cur = await conn.execute(
+            "SELECT count(*) AS n FROM memory_vectors WHERE user_id = %s", (user,)
+        )
+        row = await cur.fetchone()
+    assert row is not None and row["n"] == 0
+
+
+async def test_update_metadata_changes_pinned_without_the_embedding(
+    store: PgVectorStore, user: str, put: Put
+) -> None:
+    await put(user, [("m_pin", unit(0), meta())])
+    await store.update_metadata(user, key("m_pin", user), {"pinned": True})
+    hits = await store.query(user, unit(0), top_k=1, filter={"pinned": True})
+    assert ids(hits) == ["m_pin"] and hits[0].score == pytest.approx(1.0)
+
+
+def test_ef_search_grows_with_top_k_within_pgvectors_bounds(pool: Pool) -> None:
+    store = PgVectorStore(pool)
+    assert store.ef_search_for(10) == DEFAULT_EF_SEARCH
+    assert store.ef_search_for(300) == 600
+    assert store.ef_search_for(5000) == EF_SEARCH_MAX
+
+
+async def test_erasing_the_user_erases_their_vectors(
+    stores: Stores, store: PgVectorStore, user: str, put: Put
+) -> None:
+    await put(user, [("m_gone", unit(0), meta())])
+    assert await stores.users.delete_user(user)
+    assert await store.query(user, unit(0), top_k=5) == []
