@@ -1,42 +1,41 @@
-"""Stages 2 and 3: memory hot path and memory context.
-
-Long-term semantic and episodic memory arrive with the memory engine; until then the hot path
-gives the profile line and the context gives the "Now: …" line, and episodic capture skips.
-"""
-
-from datetime import datetime
-from zoneinfo import ZoneInfo
+"""Stages 2, 3 and 12's episodic capture: long-term memory around the turn (seeds 001, 003)."""
 
 from temporalio import activity
 
 from activities.deps import Deps
-from memoir.models import MemoryContext, RememberRequest, TurnRequest, UserProfile, names
-
-
-def profile_line(user: UserProfile) -> str:
-    """The one-line profile every turn sees (seed 001 `_build_profile_line`)."""
-    return f"Profile: {user.name}; timezone {user.timezone}; language {user.language}."
-
-
-def now_line(now: datetime, timezone: str) -> str:
-    """'Now: {weekday} {date} {time} {timezone}' (seed 001)."""
-    local = now.astimezone(ZoneInfo(timezone))
-    return f"Now: {local:%A %Y-%m-%d %H:%M} {timezone}"
+from memoir.embeddings import get_embedder
+from memoir.memory.engine import MemoryEngine
+from memoir.models import MemoryContext, RememberRequest, TurnRequest, names
 
 
 class MemoryActivities:
     def __init__(self, deps: Deps) -> None:
         self._deps = deps
+        stores = deps.stores
+        self._engine = MemoryEngine(
+            deps.settings,
+            deps.llm,
+            get_embedder(deps.settings),
+            stores.memories,
+            stores.user_context,
+            stores.pool,
+        )
 
     @activity.defn(name=names.MEMORY_HOTPATH)
     async def memory_hotpath(self, turn: TurnRequest) -> MemoryContext:
-        return MemoryContext(profile_line=profile_line(turn.context.user))
+        """Semantic create / merge / skip from the user's last turns, and the profile line."""
+        return await self._engine.hotpath(turn)
 
     @activity.defn(name=names.MEMORY_CONTEXT)
     async def memory_context(self, turn: TurnRequest) -> MemoryContext:
-        return MemoryContext(now_line=now_line(turn.context.now, turn.context.user.timezone))
+        """Retrieved, reranked memory bullets and the 'Now: …' line."""
+        return await self._engine.context(turn)
 
     @activity.defn(name=names.EPISODIC_CAPTURE)
     async def episodic_capture(self, request: RememberRequest) -> list[str]:
-        activity.logger.info("episodic.skip turn=%s reason=not enabled", request.turn_id)
-        return ["episodic.skip"]
+        """Create, merge or skip an episode from the turn's outcome."""
+        message = request.message
+        recent = await self._deps.stores.interactions.recent_messages(
+            message.user_id, message.thread_id, limit=2 * self._deps.settings.episodic_window_n
+        )
+        return await self._engine.capture(request, recent)

@@ -30,7 +30,7 @@ async def _open_stores(settings: Settings) -> AsyncIterator[Stores]:
         pool = await open_pool(url)
         stack.push_async_callback(pool.close)
         await migrate(pool)
-        yield Stores.from_pool(pool)
+        yield Stores.configured(pool, settings)
 
 
 @asynccontextmanager

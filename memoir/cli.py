@@ -171,7 +171,7 @@ async def _stores() -> Any:
     pool = await open_pool(_database_url(get_settings()))
     try:
         await migrate(pool)
-        yield Stores.from_pool(pool)
+        yield Stores.configured(pool, get_settings())
     finally:
         await pool.close()
 

@@ -89,7 +89,7 @@ async def start_stack(
         )
         ui = dev_server.ui_url
     client = await connect(settings)
-    stores = Stores.from_pool(pool)
+    stores = Stores.configured(pool, settings)
     stack = Stack(settings, database_url, pool, client, stores, ui, None, postgres, dev_server)
 
     worker = build_worker(client, build_deps(settings, stores, client), settings.task_queue)

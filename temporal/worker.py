@@ -70,7 +70,7 @@ async def run_worker(settings: Settings, database_url: str) -> None:
     try:
         await migrate(pool)
         client = await connect(settings)
-        deps = build_deps(settings, Stores.from_pool(pool), client)
+        deps = build_deps(settings, Stores.configured(pool, settings), client)
         log.info("worker polling task queue %s at %s", settings.task_queue, client.service_client)
         await build_worker(client, deps, settings.task_queue).run()
     finally:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from memoir.db import Pool
+from memoir.settings import Settings
 from memoir.stores._common import UnknownUserError
 from memoir.stores.interactions import InteractionStore
 from memoir.stores.latest_actions import LatestActionStore
@@ -14,6 +15,7 @@ from memoir.stores.reminders import Reminder, ReminderStore
 from memoir.stores.user_context import UserContext, UserContextStore
 from memoir.stores.users import UserExistsError, UserStore
 from memoir.vectors.base import VectorStore
+from memoir.vectors.factory import vector_store
 from memoir.vectors.pgvector import PgVectorStore
 
 
@@ -43,6 +45,11 @@ class Stores:
             memories=MemoryStore(pool, vectors if vectors is not None else PgVectorStore(pool)),
             user_context=UserContextStore(pool),
         )
+
+    @classmethod
+    def configured(cls, pool: Pool, settings: Settings) -> Stores:
+        """The stores with the vector backend the settings choose (MEMOIR_VECTOR_BACKEND)."""
+        return cls.from_pool(pool, vector_store(settings, pool))
 
 
 __all__ = [
