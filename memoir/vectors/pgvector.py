@@ -79,7 +79,7 @@ def _coerce(key: str, value: Any, *, nullable: bool = False) -> Any:
         if isinstance(value, bool):
             return value
     elif isinstance(value, str):
-        return value
+        return str(value)  # a StrEnum (MemoryKind) as its value
     raise ValueError(f"{key} must be a {kind}, got {value!r}")
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from memoir.db import Pool
+from memoir.memory.models import MemoryKind
 from memoir.stores import Stores
 from memoir.vectors.pgvector import (
     DEFAULT_EF_SEARCH,
@@ -125,3 +126,9 @@ async def test_erasing_the_user_erases_their_vectors(
     await put(user, [("m_gone", unit(0), meta())])
     assert await stores.users.delete_user(user)
     assert await store.query(user, unit(0), top_k=5) == []
+
+
+async def test_enum_filter_values_match_by_value(store: PgVectorStore, user: str, put: Put) -> None:
+    await put(user, [("m_enum", unit(0), meta("episodic"))])
+    hits = await store.query(user, unit(0), top_k=5, filter={"kind": MemoryKind.EPISODIC})
+    assert ids(hits) == ["m_enum"]

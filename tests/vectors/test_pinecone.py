@@ -147,3 +147,19 @@ def test_factory_explains_a_missing_pinecone_key_or_host(pool: Pool) -> None:
 def test_factory_refuses_a_dimension_pgvector_does_not_hold(pool: Pool) -> None:
     with pytest.raises(VectorConfigError, match="vector\\(384\\)"):
         vector_store(Settings(vector_backend="pgvector", embedding_dim=1536), pool)
+
+
+def test_the_standin_answers_fetch_and_stats_in_the_sdks_shapes(
+    pinecone_standin: StandIn, user: str
+) -> None:
+    index = Index(host=pinecone_standin.url, api_key=pinecone_standin.api_key)
+    namespace = namespace_for(user)
+    index.upsert(vectors=[("m_1", unit(0), {"kind": "semantic", "week": 3})], namespace=namespace)
+    fetched = index.fetch(ids=["m_1", "m_none"], namespace=namespace)
+    assert set(fetched.vectors) == {"m_1"}
+    assert fetched.vectors["m_1"].metadata == {"kind": "semantic", "week": 3.0}
+    stats = index.describe_index_stats(filter={"week": {"$gte": 3}})
+    assert stats.dimension == 384 and stats.namespaces[namespace].vector_count == 1
+    index.delete(delete_all=True, namespace=namespace)
+    assert namespace not in index.describe_index_stats().namespaces
+    index.close()
