@@ -93,6 +93,11 @@ async def _demo(settings: Settings, interactive: bool) -> None:
 
 
 async def _show_learning(stores: Any, user_id: str) -> None:
+    memories = await stores.memories.list(user_id, limit=20)
+    if memories:
+        console.print(f"[bold]memories[/] ({len(memories)}):")
+        for memory in memories:
+            console.print(f"  {memory.kind.value:<9} {memory.category:<12} {memory.summary}")
     for namespace in ("triage_preferences", "response_preferences", "cal_preferences"):
         versions = await stores.preferences.history(user_id, namespace)
         learned = [v for v in versions if v.decision != "default"]

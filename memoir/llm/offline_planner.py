@@ -39,6 +39,7 @@ from memoir.llm._text import (
     system_text,
     to_first_person,
 )
+from memoir.llm.offline_facts import extract_facts
 from memoir.llm.offline_triage import RESPOND_MARKERS, direct_questions
 from memoir.llm.prompts import (
     APPROVAL_FEEDBACK_RE,
@@ -960,6 +961,12 @@ def _conversation_rules(text: str) -> Plan | None:
     if _QUESTION.search(text):
         plan = _conversation("question", "A question that none of the tools answers.")
         plan.confidence = 0.7
+        return plan
+    if extract_facts(text):
+        plan = _conversation(
+            "share a fact", "The user tells something about themselves; memory keeps it."
+        )
+        plan.confidence = 0.8
         return plan
     return None
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from langchain_core.messages import BaseMessage
 
 from memoir.llm._text import human_texts, sentence, system_text
+from memoir.llm.offline_facts import extract_facts
 from memoir.llm.prompts import REPLY_SECTIONS, split_sections
 
 CHANGING = {
@@ -99,6 +100,8 @@ def conversation_reply(text: str, name: str = "", memory: list[str] | None = Non
         r"^(?:ok(?:ay)?|cool|great|nice|awesome|got it|sounds good|perfect|alright)\b", low
     ):
         return "Great!"
+    if not low.endswith("?") and extract_facts(text):
+        return "Got it — I'll remember that."
     words = {w for w in re.findall(r"[a-z']{4,}", low)}
     for bullet in memory or []:
         if words & set(re.findall(r"[a-z']{4,}", bullet.lower())):

@@ -210,3 +210,11 @@ async def test_email_reply_follows_learned_sign_off_preference(
     )
     body = plan.steps[0].args["body"]
     assert body.startswith("Hey Dan,") and body.endswith("Cheers,\nAna")
+
+
+async def test_fact_statement_is_conversation_not_unclear(
+    offline: OfflineChatModel, plan_request: Any
+) -> None:
+    plan = await plan_for(offline, plan_request, "My dog Luna is 3 and I live in Lisbon")
+    assert (plan.intent, plan.intent_type, plan.steps) == ("share a fact", "conversation", [])
+    assert plan.confidence >= 0.6

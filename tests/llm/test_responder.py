@@ -4,6 +4,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from memoir.llm import OfflineChatModel, ScriptedChatModel
+from memoir.llm.offline_writer import conversation_reply
 from memoir.models import Classification, EmailMessage, ExecutionResult, Plan, PlanStep
 from memoir.responder import format_when, join_status, write_reply
 
@@ -145,3 +146,7 @@ def test_format_when_uses_relative_days_in_the_user_timezone() -> None:
     assert format_when("2025-01-16T00:00:00+00:00", now, "Asia/Tokyo") == (
         "09:00 today (Asia/Tokyo)"
     )
+
+
+def test_fact_statement_is_acknowledged() -> None:
+    assert conversation_reply("Luna turned 4 last week") == "Got it — I'll remember that."
