@@ -22,6 +22,9 @@ class ContextActivities:
             raise ApplicationError(
                 f"unknown user {message.user_id}", type="UnknownUser", non_retryable=True
             )
+        learned = await stores.user_context.get(message.user_id)
+        if learned.timezone:  # profile sync may have learned where the user lives now
+            user = user.model_copy(update={"timezone": learned.timezone})
         now = datetime.now(UTC)
         recent = await stores.interactions.recent_messages(
             message.user_id, message.thread_id, limit=settings.session_history_limit

@@ -75,6 +75,11 @@ def _author(request: str) -> str:
     return m.group(1).strip() if m else ""
 
 
+def _without_citation(bullet: str) -> str:
+    """A memory bullet without its '[sources: …]' tail, for saying it to the user."""
+    return re.sub(r"\s*\[sources?:[^\]]*\]\s*$", "", bullet)
+
+
 def conversation_reply(text: str, name: str = "", memory: list[str] | None = None) -> str:
     """A short, polite answer to a message that needed no tool."""
     low = text.lower().strip()
@@ -105,7 +110,7 @@ def conversation_reply(text: str, name: str = "", memory: list[str] | None = Non
     words = {w for w in re.findall(r"[a-z']{4,}", low)}
     for bullet in memory or []:
         if words & set(re.findall(r"[a-z']{4,}", bullet.lower())):
-            return f"From what I remember: {sentence(bullet.lstrip('- '))}"
+            return f"From what I remember: {sentence(_without_citation(bullet.lstrip('- ')))}"
     return (
         "I'm not sure I can help with that directly, but I can take care of reminders, emails "
         "and your calendar."

@@ -245,7 +245,7 @@ async def episodic_capture(
     """Stage 12 for one turn: skip, merge into a recent similar episode, or create one."""
     user_id = request.message.user_id
     log = EventLog(user_id, request.turn_id)
-    state = await states.count_turn(user_id)
+    state = await states.count_turn(user_id, request.turn_id)
     bucket = date_bucket(now, timezone)
     result = await _capture(
         request, recent, timezone, settings, llm, embedder, memories, state, bucket, log, now

@@ -98,15 +98,18 @@ class EpisodicStateStore:
             cur = await conn.execute("SELECT * FROM episodic_state WHERE user_id = %s", (user_id,))
             return _state(await cur.fetchone())
 
-    async def count_turn(self, user_id: str) -> EpisodicState:
-        """Count one more turn since the last episode; returns the state with it."""
+    async def count_turn(self, user_id: str, turn_id: str) -> EpisodicState:
+        """Count this turn since the last episode, once (a retry of the same turn adds nothing)."""
         async with self.pool.connection() as conn, user_must_exist(user_id):
             cur = await conn.execute(
-                "INSERT INTO episodic_state (user_id, turns_since_last) VALUES (%s, 1)"
-                " ON CONFLICT (user_id) DO UPDATE SET"
-                " turns_since_last = episodic_state.turns_since_last + 1, updated_at = now()"
+                "INSERT INTO episodic_state AS s (user_id, turns_since_last, last_turn_id)"
+                " VALUES (%s, 1, %s)"
+                " ON CONFLICT (user_id) DO UPDATE SET turns_since_last = s.turns_since_last"
+                " + CASE WHEN s.last_turn_id IS DISTINCT FROM EXCLUDED.last_turn_id"
+                " THEN 1 ELSE 0 END,"
+                " last_turn_id = EXCLUDED.last_turn_id, updated_at = now()"
                 " RETURNING *",
-                (user_id,),
+                (user_id, turn_id),
             )
             return _state(await cur.fetchone())
 

@@ -150,3 +150,9 @@ def test_format_when_uses_relative_days_in_the_user_timezone() -> None:
 
 def test_fact_statement_is_acknowledged() -> None:
     assert conversation_reply("Luna turned 4 last week") == "Got it — I'll remember that."
+
+
+def test_remembered_fact_is_said_without_its_citation() -> None:
+    memory = ["- User's dog Luna is 4 years old. [sources: m1, m2]"]
+    reply = conversation_reply("how old is luna", memory=memory)
+    assert reply == "From what I remember: User's dog Luna is 4 years old."
