@@ -17,7 +17,7 @@ __all__ = ["TimeMatch", "find_time_phrases", "parse_when", "strip_when"]
 DEFAULT_HOUR = 9  # "tomorrow", "on Monday", "next week" without a time
 DAYPART_HOURS = {"morning": 9, "afternoon": 15, "evening": 19, "night": 20, "tonight": 20}
 
-_NUMBER_WORDS: dict[str, float] = {
+NUMBER_WORDS: dict[str, float] = {
     "a": 1,
     "an": 1,
     "one": 1,
@@ -197,8 +197,8 @@ def _valid_weekday(m: re.Match[str]) -> bool:
 
 def _number(word: str) -> float:
     word = re.sub(r"\s+", " ", word.lower().strip())
-    if word in _NUMBER_WORDS:
-        return _NUMBER_WORDS[word]
+    if word in NUMBER_WORDS:
+        return NUMBER_WORDS[word]
     return float(word)
 
 

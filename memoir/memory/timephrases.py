@@ -21,6 +21,8 @@ from datetime import date, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from memoir.timeparse import NUMBER_WORDS
+
 __all__ = ["TimeFilter", "has_recall_intent", "local_date", "time_filter"]
 
 _RECALL = re.compile(
@@ -38,22 +40,6 @@ _RECALL = re.compile(
     re.I,
 )
 
-_NUMBERS = {
-    "a": 1,
-    "an": 1,
-    "one": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-    "a couple of": 2,
-    "a few": 3,
-}
 _N = r"\d{1,3}|a\s+couple\s+of|a\s+few|an?|one|two|three|four|five|six|seven|eight|nine|ten"
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _MONTHS = {
@@ -136,7 +122,7 @@ def local_date(now: datetime, timezone: str) -> date:
 
 def _number(word: str) -> int:
     word = re.sub(r"\s+", " ", word.strip().lower())
-    return _NUMBERS[word] if word in _NUMBERS else int(word)
+    return int(NUMBER_WORDS[word]) if word in NUMBER_WORDS else int(word)
 
 
 def _days(phrase: str, label: str, start: date, end: date | None = None) -> TimeFilter:
