@@ -1,4 +1,4 @@
-"""The FastAPI application: ingest, turns and the inbox over Temporal and Postgres."""
+"""The FastAPI application: ingest, turns, the inbox, memories, preferences and erasure."""
 
 import asyncio
 from collections.abc import AsyncIterator
@@ -8,7 +8,7 @@ from fastapi import FastAPI
 from temporalio.client import Client
 
 from api.errors import install_error_handlers
-from api.routes import inbox, messages, turns
+from api.routes import inbox, me, memories, messages, preferences, turns
 from api.schemas import Health
 from memoir.db import migrate, open_pool
 from memoir.settings import Settings, get_settings
@@ -68,6 +68,9 @@ def create_app(
     app.include_router(turns.router)
     app.include_router(inbox.router)
     app.include_router(inbox.page_router)
+    app.include_router(memories.router)
+    app.include_router(preferences.router)
+    app.include_router(me.router)
 
     @app.get("/healthz", tags=["health"])
     async def healthz() -> Health:

@@ -1,6 +1,8 @@
 """What the routes ask of Temporal: ingest by update-with-start, turn views and pending requests."""
 
 import asyncio
+import logging
+from collections.abc import Iterable
 from datetime import timedelta
 
 from pydantic import TypeAdapter
@@ -47,6 +49,10 @@ from temporal import ingest
 QUERY_TIMEOUT = timedelta(seconds=5)
 # Most pending requests listed at once (there is at most one per thread).
 INBOX_LIMIT = 200
+# Most running workflows of one user terminated when the user is erased.
+ERASE_LIMIT = 1000
+
+log = logging.getLogger(__name__)
 
 _QUERY_ERRORS = (
     WorkflowQueryFailedError,
@@ -192,3 +198,30 @@ async def current_request(client: Client, turn_id: str) -> HitlRequest | None:
 async def send_answer(client: Client, turn_id: str, answer: HitlAnswer) -> None:
     """Signal the answer to the waiting turn."""
     await client.get_workflow_handle(turn_id).signal(TURN_ANSWER_SIGNAL, answer)
+
+
+async def _terminate(client: Client, workflow_id: str, run_id: str | None = None) -> bool:
+    """Terminate one workflow; False when it is not running (or Temporal refused)."""
+    handle = client.get_workflow_handle(workflow_id, run_id=run_id)
+    try:
+        await handle.terminate(reason="user erased (DELETE /v1/me)")
+    except RPCError as err:
+        if err.status != RPCStatusCode.NOT_FOUND:
+            log.warning("could not terminate %s: %s", workflow_id, err)
+        return False
+    return True
+
+
+async def terminate_user_workflows(client: Client, user_id: str, also: Iterable[str] = ()) -> int:
+    """Best effort: terminate the user's running threads and turns (found by `MemoirUserId`)
+    and the workflows in `also` (e.g. reminder timers, which carry no search attributes).
+    Returns how many were terminated; a visibility failure is logged, never raised."""
+    query = f"{SA_USER_ID}={_quoted(user_id)} AND ExecutionStatus='Running'"
+    targets: dict[str, str | None] = dict.fromkeys(also)
+    try:
+        async for execution in client.list_workflows(query, limit=ERASE_LIMIT):
+            targets[execution.id] = execution.run_id
+    except RPCError as err:
+        log.warning("could not list the workflows of %s: %s", user_id, err)
+    done = await asyncio.gather(*(_terminate(client, wid, rid) for wid, rid in targets.items()))
+    return sum(done)

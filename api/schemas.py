@@ -19,6 +19,13 @@ def check_id(value: str) -> str:
     return value
 
 
+def not_blank(value: str | None) -> str | None:
+    """Refuse text that is only whitespace."""
+    if value is not None and not value.strip():
+        raise PydanticCustomError("blank", "must not be blank")
+    return value
+
+
 ThreadId = Annotated[str, Field(min_length=1, max_length=200), AfterValidator(check_id)]
 MessageId = Annotated[str, Field(min_length=1, max_length=300), AfterValidator(check_id)]
 

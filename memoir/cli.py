@@ -9,18 +9,26 @@ import contextlib
 import json
 import logging
 import os
-from collections.abc import Coroutine
-from typing import Annotated, Any
+import tempfile
+from collections.abc import Callable, Coroutine
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
 
 import httpx
 import typer
 from rich.console import Console
+from rich.table import Table
 
 from memoir.settings import Settings, get_settings
+
+if TYPE_CHECKING:
+    from memoir.memory.evaluation import EvalReport, Scenario, ScenarioResult
 
 app = typer.Typer(help="Memoir: a durable assistant runtime on Temporal.", no_args_is_help=True)
 users_app = typer.Typer(help="Manage users and their bearer tokens.", no_args_is_help=True)
 app.add_typer(users_app, name="users")
+eval_app = typer.Typer(help="Evaluate Memoir on scripted scenarios.", no_args_is_help=True)
+app.add_typer(eval_app, name="eval")
 # A table needs room: when output is not a terminal (CI, a pipe), rich would assume 80 columns.
 console = Console(width=None if Console().is_terminal else 160)
 
@@ -185,11 +193,16 @@ def _http(url: str, token: str) -> httpx.Client:
     return httpx.Client(base_url=url, headers={"Authorization": f"Bearer {token}"}, timeout=30)
 
 
-def _show(response: httpx.Response) -> None:
+def _ok(response: httpx.Response) -> Any:
+    """The JSON body of a successful response; exit 1 printing the error otherwise."""
     if response.status_code >= 400:
         console.print(f"[red]{response.status_code}[/] {response.text}")
         raise typer.Exit(1)
-    console.print_json(json.dumps(response.json()))
+    return response.json()
+
+
+def _show(response: httpx.Response) -> None:
+    console.print_json(json.dumps(_ok(response)))
 
 
 @app.command()
@@ -238,6 +251,158 @@ def turn(turn_id: str, url: ApiUrl = "http://127.0.0.1:8000", token: Token = "")
     """Show a turn's status, question, reply and actions."""
     with _http(url, token) as client:
         _show(client.get(f"/v1/turns/{turn_id}"))
+
+
+@app.command()
+def memories(
+    kind: Annotated[str | None, typer.Option(help="semantic or episodic.")] = None,
+    query: Annotated[str | None, typer.Option(help="Search by meaning.")] = None,
+    limit: Annotated[int, typer.Option(help="How many (1-100).")] = 20,
+    url: ApiUrl = "http://127.0.0.1:8000",
+    token: Token = "",
+) -> None:
+    """List your memories, newest first, or search them by meaning."""
+    params: dict[str, Any] = {"limit": limit}
+    if kind:
+        params["kind"] = kind
+    if query:
+        params["query"] = query
+    with _http(url, token) as client:
+        body = _ok(client.get("/v1/memories", params=params))
+    table = Table("id", "kind", "category", "summary", "importance", "pinned", "similarity")
+    for m in body["items"]:
+        similarity = "" if m["similarity"] is None else f"{m['similarity']:.3f}"
+        importance, pinned = f"{m['importance']:.2f}", "yes" if m["pinned"] else ""
+        table.add_row(
+            m["id"], m["kind"], m["category"], m["summary"], importance, pinned, similarity
+        )
+    console.print(table)
+
+
+@app.command()
+def preferences(
+    namespace: Annotated[str, typer.Argument(help="triage / response / cal _preferences.")],
+    history: Annotated[bool, typer.Option(help="Every version with its diff.")] = False,
+    url: ApiUrl = "http://127.0.0.1:8000",
+    token: Token = "",
+) -> None:
+    """Show a preference profile, or its versions with what each changed."""
+    with _http(url, token) as client:
+        if not history:
+            current = _ok(client.get(f"/v1/preferences/{namespace}"))
+            console.print(f"[bold]{namespace}[/] v{current['version']} ({current['decision']})")
+            console.print(current["content"], markup=False, highlight=False)
+            return
+        body = _ok(client.get(f"/v1/preferences/{namespace}/history"))
+    for version in body["versions"]:
+        turn = f" turn {version['turn_id']}" if version["turn_id"] else ""
+        console.print(
+            f"[bold]v{version['version']}[/] {version['decision']}{turn} {version['created_at']}"
+        )
+        console.print(version["diff"] or "(first version)", markup=False, highlight=False)
+
+
+@eval_app.command("memory")
+def eval_memory(
+    as_json: Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")] = False,
+    scenario: Annotated[
+        list[str] | None, typer.Option(help="Only this scenario (repeatable).")
+    ] = None,
+    file: Annotated[
+        Path | None, typer.Option(help="Scenarios file (default: the bundled set).")
+    ] = None,
+) -> None:
+    """Scripted conversations through the memory engine on a throwaway Postgres: merge-decision
+    accuracy and retrieval hit rate, per scenario and overall."""
+    from memoir.memory.evaluation import load_scenarios
+
+    scenarios = load_scenarios(file, scenario or ())
+    say = Console(stderr=True) if as_json else console
+
+    def progress(result: "ScenarioResult") -> None:
+        mark = "[yellow]✗[/]" if result.failures() else "[green]✓[/]"
+        decisions, recalls = len(result.decisions), len(result.recalls)
+        say.print(
+            f"{mark} {result.name}: {result.correct}/{decisions} decisions, "
+            f"{result.hits}/{recalls} recalls"
+        )
+
+    say.print(f"memory eval: {len(scenarios)} scenarios, LLM {get_settings().llm_provider}")
+    report: EvalReport = _run(_eval_memory(get_settings(), scenarios, progress))
+    if as_json:
+        print(json.dumps(report.to_dict(), indent=2))
+        return
+    console.print(_eval_table(report))
+    console.print(
+        f"merge-decision accuracy {_percent(report.decision_accuracy)} "
+        f"({sum(c.ok for c in report.decisions)}/{len(report.decisions)})   "
+        f"retrieval hit rate {_percent(report.retrieval_hit_rate)} "
+        f"({sum(c.hit for c in report.recalls)}/{len(report.recalls)})"
+    )
+
+
+async def _eval_memory(
+    settings: Settings,
+    scenarios: list["Scenario"],
+    on_scenario: Callable[["ScenarioResult"], None],
+) -> "EvalReport":
+    """The eval on an embedded Postgres in a temp dir, with the configured LLM and the local
+    embedder."""
+    from memoir.db import migrate, open_pool
+    from memoir.embedded_pg import start_embedded_postgres
+    from memoir.embeddings import get_local_embedder
+    from memoir.llm import get_chat_model
+    from memoir.memory.engine import MemoryEngine
+    from memoir.memory.evaluation import run_memory_eval
+    from memoir.models import UserProfile
+    from memoir.stores import Stores
+
+    llm = get_chat_model(settings)
+    with tempfile.TemporaryDirectory(prefix="memoir-eval-") as folder:
+        server = await asyncio.to_thread(start_embedded_postgres, Path(folder))
+        try:
+            pool = await open_pool(server.url, min_size=1, max_size=4)
+            try:
+                await migrate(pool)
+                stores = Stores.from_pool(pool)
+                engine = MemoryEngine(
+                    settings,
+                    llm,
+                    get_local_embedder(),
+                    stores.memories,
+                    stores.user_context,
+                    pool,
+                )
+
+                async def new_user(name: str, timezone: str) -> UserProfile:
+                    profile, _token = await stores.users.create_user(name, timezone=timezone)
+                    return profile
+
+                return await run_memory_eval(engine, scenarios, new_user, on_scenario)
+            finally:
+                await pool.close()
+        finally:
+            server.stop()
+
+
+def _percent(value: float | None) -> str:
+    return "n/a" if value is None else f"{100 * value:.1f}%"
+
+
+def _eval_table(report: "EvalReport") -> Table:
+    table = Table("scenario", "category", "decisions", "accuracy", "recalls", "hit rate")
+    table.add_column("failures", overflow="fold")
+    for result in report.scenarios:
+        table.add_row(
+            result.name,
+            result.category,
+            f"{result.correct}/{len(result.decisions)}",
+            _percent(result.decision_accuracy),
+            f"{result.hits}/{len(result.recalls)}",
+            _percent(result.retrieval_hit_rate),
+            "\n".join(result.failures()),
+        )
+    return table
 
 
 @app.command()
