@@ -431,7 +431,8 @@ def _rule_city(s: str, caps: bool) -> list[Fact]:
         r"\b(?:i\s+(?:now\s+|currently\s+)?(?:live|reside)\s+in|"
         r"i(?:'m|\s+am)\s+(?:now\s+|currently\s+)?(?:living|based|located|settled)\s+in|"
         r"i(?:'ve|\s+have)?\s+(?:just\s+|recently\s+)?(?:moved|relocated)\s+to|"
-        r"my\s+(?:home\s+)?city\s+is|i\s+call\s+home)\s+" + _PLACE,
+        r"my\s+(?:home\s+)?city\s+is|i\s+call\s+home|my\s+home\s+is\s+in|"
+        r"home\s+for\s+me\s+is)\s+" + _PLACE,
         s,
         I,
     )
@@ -687,7 +688,7 @@ def _rule_language(s: str, caps: bool) -> list[Fact]:
     return [_fact("language", "profile", 0.7, ("user", "language"), attrs, "profile:language")]
 
 
-_PREFER = r"\b(?:prefer|like|love|want|rather|keep|be|make|always|please|use)\b"
+_PREFER = r"\b(?:prefer|like|love|want|rather|keep|be|make|always|please|use|work\s+best)\b"
 
 
 def _rule_reply_style(s: str, caps: bool) -> list[Fact]:
@@ -758,6 +759,17 @@ def _rule_diet(s: str, caps: bool) -> list[Fact]:
         s,
         I,
     )
+    if not m:
+        m = re.search(
+            r"\bi\s+(?:follow|eat|keep|am\s+on)\s+an?\s+(?P<d>vegetarian|vegan|pescatarian|"
+            r"gluten[- ]free)\s+diet\b",
+            s,
+            I,
+        )
+    if not m and re.search(r"\bi\s+(?:don'?t|do\s+not|never)\s+eat\s+(?:any\s+)?meat\b", s, I):
+        return [
+            _fact("diet", "profile", 0.8, ("user", "diet"), {"diet": "vegetarian"}, "profile:diet")
+        ]
     if m:
         attrs = {"diet": m.group("d").lower()}
         return [_fact("diet", "profile", 0.8, ("user", "diet"), attrs, "profile:diet")]

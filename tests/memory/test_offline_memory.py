@@ -6,6 +6,7 @@ import pytest
 from pydantic import BaseModel
 
 from memoir.llm import OfflineChatModel
+from memoir.llm.offline_facts import extract_facts
 from memoir.llm.prompts import MEMORY_CANDIDATE_SYSTEM_PROMPT, MEMORY_GATE_SYSTEM_PROMPT
 from memoir.memory.episodic import summary_messages
 from memoir.memory.hotpath import compose_messages, gate_messages, same_fact_messages
@@ -237,3 +238,16 @@ def test_episodic_summary_of_a_recap_is_notable() -> None:
     result = run(summary_messages(request, [], "UTC", 10), EpisodicSummary)
     assert isinstance(result, EpisodicSummary) and result.notable
     assert result.topic == "what we talked about before"
+
+
+@pytest.mark.parametrize(
+    ("text", "summary"),
+    [
+        ("My home is in Lisbon", "User lives in Lisbon."),
+        ("I don't eat meat", "User is vegetarian."),
+        ("I follow a vegetarian diet", "User is vegetarian."),
+        ("Short answers work best for me", "User prefers short replies."),
+    ],
+)
+def test_paraphrased_facts_are_recognised(text: str, summary: str) -> None:
+    assert [fact.summary for fact in extract_facts(text)][:1] == [summary]
