@@ -362,6 +362,13 @@ def _action_subject(action: LatestAction) -> str:
     return _clean(strip_when(text)) or action.summary
 
 
+def _tool_name(action: LatestAction) -> str:
+    """'reminders' + 'create' → 'reminders.create' (tools record the family and the action)."""
+    if "." in action.capability:
+        return action.capability
+    return f"{action.capability}.{action.action}"
+
+
 def _describe(action: LatestAction) -> str:
     return f"{action.capability} “{action.summary}” ({action.created_at:%H:%M})"
 
@@ -416,7 +423,7 @@ def _referential(text: str, ctx: PlannerContext) -> Plan | None:
             "Sorry, what would you like me to do?",
         )
 
-    target = next((a for a in ctx.latest_actions if a.capability in wanted), None)
+    target = next((a for a in ctx.latest_actions if _tool_name(a) in wanted), None)
     if target is None:
         known = ", ".join(_describe(a) for a in ctx.latest_actions) or "none"
         return _unclear(
@@ -433,7 +440,7 @@ def _referential(text: str, ctx: PlannerContext) -> Plan | None:
         step = _step("reminders.complete", {"query": subject, **ids}, f"Mark “{subject}” done")
         return _operation(f"complete reminder {subject}", [step], why)
     if verb == "remove":
-        if target.capability == "reminders.create":
+        if _tool_name(target) == "reminders.create":
             step = _step("reminders.delete", {"query": subject, **ids}, f"Delete “{subject}”")
             return _operation(
                 f"delete reminder {subject}",
@@ -458,7 +465,7 @@ def _referential(text: str, ctx: PlannerContext) -> Plan | None:
             f"When should I move “{subject}” to?",
             why + " No new time was given.",
         )
-    if target.capability == "reminders.create":
+    if _tool_name(target) == "reminders.create":
         steps = [
             _step("reminders.delete", {"query": subject, **ids}, f"Delete “{subject}”"),
             _step(

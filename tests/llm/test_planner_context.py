@@ -191,3 +191,11 @@ async def test_planner_prompt_lists_capabilities_latest_actions_and_now(
     assert "- Has a dog named Luna" in seen
     assert "ISO: 2025-01-15T10:30:00+01:00\nTimezone: Europe/Paris" in seen
     assert seen.rstrip().endswith("## Request\ncancel it")
+
+
+async def test_latest_action_recorded_by_family_and_action_is_found(
+    offline: OfflineChatModel, plan_request: Any
+) -> None:
+    as_recorded = REMINDER.model_copy(update={"capability": "reminders"})
+    result = await plan(offline, plan_request, "cancel it", latest=[as_recorded])
+    assert [s.capability for s in result.steps] == ["reminders.delete"]
