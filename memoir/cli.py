@@ -29,6 +29,8 @@ users_app = typer.Typer(help="Manage users and their bearer tokens.", no_args_is
 app.add_typer(users_app, name="users")
 eval_app = typer.Typer(help="Evaluate Memoir on scripted scenarios.", no_args_is_help=True)
 app.add_typer(eval_app, name="eval")
+kb_app = typer.Typer(help="The knowledge base behind knowledge.search.", no_args_is_help=True)
+app.add_typer(kb_app, name="kb")
 # A table needs room: when output is not a terminal (CI, a pipe), rich would assume 80 columns.
 console = Console(width=None if Console().is_terminal else 160)
 
@@ -84,7 +86,7 @@ async def _demo(settings: Settings, interactive: bool) -> None:
     stack = await start_stack(settings, app_factory=create_app, say=console.print)
     try:
         user, token = await stack.stores.users.create_user(
-            "Demo", timezone="Europe/Paris", capabilities=("reminders",)
+            "Demo", timezone="Europe/Paris", capabilities=("reminders", "email", "calendar")
         )
         console.print(
             f"demo user {user.user_id}; questions expire after {settings.hitl_ttl_seconds}s"
@@ -172,6 +174,56 @@ def users_list() -> None:
         async with _stores() as stores:
             for user in await stores.users.list_users():
                 console.print(f"{user.user_id}\t{user.name}\t{user.timezone}\t{user.capabilities}")
+
+    _run(show())
+
+
+@kb_app.command("ingest")
+def kb_ingest(
+    path: Annotated[Path, typer.Argument(help="A .md/.txt file, or a folder of them.")],
+    user: Annotated[str, typer.Option("--user", help="The user id the documents belong to.")],
+) -> None:
+    """Chunk, embed and store documents; unchanged files are skipped, changed ones replaced."""
+    from memoir.embeddings import get_embedder
+    from memoir.knowledge import KnowledgeStore, ingest_path
+
+    async def ingest() -> None:
+        async with _stores() as stores:
+            if await stores.users.get_user(user) is None:
+                raise typer.BadParameter(f"no user {user!r} (see `memoir users list`)")
+
+            def progress(index: int, total: int, file: Path, outcome: str, doc: Any) -> None:
+                console.print(f"[{index}/{total}] {outcome:9} {doc.title} ({doc.chunks} chunks)")
+
+            report = await ingest_path(
+                path,
+                user,
+                KnowledgeStore(stores.pool),
+                get_embedder(get_settings()),
+                progress,
+            )
+        console.print(
+            f"{report.count('added')} added, {report.count('replaced')} replaced, "
+            f"{report.count('unchanged')} unchanged"
+        )
+
+    _run(ingest())
+
+
+@kb_app.command("list")
+def kb_list(
+    user: Annotated[str, typer.Option("--user", help="The user id.")],
+) -> None:
+    """List a user's ingested documents."""
+    from memoir.knowledge import KnowledgeStore
+
+    async def show() -> None:
+        async with _stores() as stores:
+            documents = await KnowledgeStore(stores.pool).list_documents(user)
+        table = Table("title", "chunks", "ingested", "path", title=f"documents of {user}")
+        for d in documents:
+            table.add_row(d.title, str(d.chunks), f"{d.created_at:%Y-%m-%d %H:%M}", d.path)
+        console.print(table)
 
     _run(show())
 
@@ -403,6 +455,18 @@ def _eval_table(report: "EvalReport") -> Table:
             "\n".join(result.failures()),
         )
     return table
+
+
+@app.command()
+def mail(limit: Annotated[int, typer.Option(help="How many, newest first.")] = 20) -> None:
+    """List the messages the local mail sink received (what `email.send` sent in dev)."""
+    from memoir.mail_sink import list_messages, mail_dir
+
+    directory = mail_dir(get_settings().data_dir)
+    table = Table("date", "from", "to", "subject", "Message-ID", title=f"mail in {directory}")
+    for m in list_messages(directory, limit):
+        table.add_row(f"{m.date:%Y-%m-%d %H:%M}", m.sender, m.to, m.subject, m.message_id)
+    console.print(table)
 
 
 @app.command()

@@ -111,6 +111,7 @@ class DemoRunner:
             answered.add(pending["hitl_id"])
             row.hitl.append(f"asked {pending['kind']}")
             answer = self._choose(pending, auto)
+            auto = None  # a scripted answer is for the first question; later ones get defaults
             if answer == "expire":
                 row.hitl.append("left to expire")
                 continue

@@ -146,6 +146,21 @@ def format_result(
         for e in events:
             start = format_when(e["start"], now, tz) if e.get("start") else ""
             items.append(one_line(str(e.get("title", "busy"))) + (f" — {start}" if start else ""))
+    elif cap == "knowledge.search" and isinstance(args.get("chunks"), list):
+        chunks = _items(args["chunks"])
+        query = one_line(str(args.get("query", "")), 120)
+        text = (
+            "From your documents"
+            if chunks
+            else f"I found nothing about “{query}” in your documents"
+        )
+        for c in chunks:
+            items.append(
+                f"According to {c.get('document')}: {one_line(str(c.get('text', '')), 600)}"
+            )
+    elif cap in ("notes.draft", "handoff.draft") and isinstance(args.get("lines"), list):
+        text = str(args.get("heading") or result.summary.split("\n", 1)[0])
+        items.extend(one_line(str(line), 2000) for line in args["lines"])
     else:
         text = result.summary or f"{cap} done"
     lines = [f"- ok | {cap} | {one_line(text, 400)}"]

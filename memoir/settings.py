@@ -101,6 +101,22 @@ class Settings(BaseSettings):
         0.25, ge=0, le=1, validation_alias=_env("EPISODIC_NOVELTY_MIN")
     )
 
+    # ----- email.send over SMTP (the local sink of `memoir dev` listens here by default) -----
+    smtp_host: str = Field("127.0.0.1", validation_alias=_env("MEMOIR_SMTP_HOST"))
+    smtp_port: int = Field(8025, gt=0, validation_alias=_env("MEMOIR_SMTP_PORT"))
+    smtp_from: str = Field("Memoir <memoir@localhost>", validation_alias=_env("MEMOIR_SMTP_FROM"))
+    smtp_username: str | None = Field(None, validation_alias=_env("MEMOIR_SMTP_USERNAME"))
+    smtp_password: str | None = Field(None, validation_alias=_env("MEMOIR_SMTP_PASSWORD"))
+    smtp_starttls: bool = Field(False, validation_alias=_env("MEMOIR_SMTP_STARTTLS"))
+    smtp_timeout_seconds: float = Field(
+        20.0, gt=0, validation_alias=_env("MEMOIR_SMTP_TIMEOUT_SECONDS")
+    )
+
+    # ----- calendar.* over CalDAV (the Radicale of `memoir dev` listens here by default) -----
+    caldav_url: str = Field("http://127.0.0.1:5232/", validation_alias=_env("MEMOIR_CALDAV_URL"))
+    caldav_username: str | None = Field("memoir", validation_alias=_env("MEMOIR_CALDAV_USERNAME"))
+    caldav_password: str | None = Field("memoir", validation_alias=_env("MEMOIR_CALDAV_PASSWORD"))
+
     otel_exporter_otlp_endpoint: str | None = Field(
         None, validation_alias=_env("OTEL_EXPORTER_OTLP_ENDPOINT")
     )

@@ -4,6 +4,7 @@
 
 import asyncio
 import contextlib
+import dataclasses
 import sys
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -35,6 +36,7 @@ from memoir.models import (
 )
 from memoir.settings import Settings
 from memoir.stores import Stores
+from memoir.tools import ToolRegistry
 from temporal import scenarios
 from temporal.devserver import register_search_attributes
 from temporal.ingest import submit_message
@@ -160,11 +162,16 @@ class Harness:
 
 @asynccontextmanager
 async def running_harness(
-    env: WorkflowEnvironment, stores: Stores, **overrides: Any
+    env: WorkflowEnvironment,
+    stores: Stores,
+    *,
+    wrap_tools: Callable[[ToolRegistry], ToolRegistry] | None = None,
+    **overrides: Any,
 ) -> AsyncIterator[Harness]:
     """A fresh user (reminders connected, Europe/Paris) and a worker with a scripted model.
 
-    `overrides` are Settings fields, e.g. `hitl_ttl_seconds=2`.
+    `overrides` are Settings fields, e.g. `hitl_ttl_seconds=2`; `wrap_tools` lets a test put a
+    fault around the tools (e.g. fail an activity after its side effect).
     """
     user, _ = await stores.users.create_user(
         "Tess", timezone="Europe/Paris", capabilities=("reminders",)
@@ -173,6 +180,8 @@ async def running_harness(
     settings = Settings(task_queue=task_queue, **overrides)
     llm = ScriptedChatModel()
     deps = build_deps(settings, stores, env.client, llm)
+    if wrap_tools is not None:
+        deps = dataclasses.replace(deps, tools=wrap_tools(deps.tools))
     harness = Harness(env, settings, stores, llm, user)
     async with build_worker(env.client, deps, task_queue):
         try:

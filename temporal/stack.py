@@ -14,8 +14,10 @@ import uvicorn
 from temporalio.client import Client
 from temporalio.worker import Worker
 
+from memoir.caldav_server import CalDAVServer, local_address, start_caldav_server
 from memoir.db import Pool, migrate, open_pool
 from memoir.embedded_pg import EmbeddedPostgres, start_embedded_postgres
+from memoir.mail_sink import MailSink, mail_dir
 from memoir.models import UserProfile
 from memoir.settings import Settings
 from memoir.stores import Stores, UserExistsError
@@ -43,6 +45,8 @@ class Stack:
     _worker: Worker | None = None
     _tasks: list["asyncio.Task[Any]"] = field(default_factory=list)
     _api: uvicorn.Server | None = None
+    _mail_sink: MailSink | None = None
+    _caldav: CalDAVServer | None = None
 
     async def stop(self) -> None:
         """Stop what this stack started, newest first."""
@@ -58,6 +62,10 @@ class Stack:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
         await self.pool.close()
+        if self._mail_sink is not None:
+            self._mail_sink.stop()
+        if self._caldav is not None:
+            self._caldav.stop()
         if self._dev_server is not None:
             self._dev_server.stop()
         if self._postgres is not None:
@@ -91,6 +99,8 @@ async def start_stack(
     client = await connect(settings)
     stores = Stores.configured(pool, settings)
     stack = Stack(settings, database_url, pool, client, stores, ui, None, postgres, dev_server)
+    stack._mail_sink = await _start_mail_sink(settings, say)
+    stack._caldav = await _start_caldav(settings, say)
 
     worker = build_worker(client, build_deps(settings, stores, client), settings.task_queue)
     stack._worker = worker
@@ -112,11 +122,38 @@ async def start_stack(
     return stack
 
 
+async def _start_mail_sink(settings: Settings, say: Callable[[str], None]) -> MailSink | None:
+    """The local SMTP sink behind `email.send`, unless something already listens there."""
+    host, port = settings.smtp_host, settings.smtp_port
+    if host not in ("127.0.0.1", "localhost") or port_open(host, port):
+        say(f"using the SMTP server at {host}:{port}")
+        return None
+    sink = MailSink(mail_dir(settings.data_dir), host=host, port=port)
+    await asyncio.to_thread(sink.start)
+    say(f"mail sink listening on {host}:{port} (messages in {sink.directory}, `memoir mail`)")
+    return sink
+
+
+async def _start_caldav(settings: Settings, say: Callable[[str], None]) -> CalDAVServer | None:
+    """The local Radicale behind `calendar.*`, unless the URL is remote or already served."""
+    address = local_address(settings.caldav_url)
+    if address is None or port_open(*address):
+        say(f"using the CalDAV server at {settings.caldav_url}")
+        return None
+    host, port = address
+    server = await asyncio.to_thread(start_caldav_server, settings.data_dir, port=port, host=host)
+    say(f"Radicale CalDAV server at {server.url} (calendars in {server.folder})")
+    return server
+
+
 async def dev_user(stores: Stores, *, timezone: str = "UTC") -> tuple[UserProfile, str]:
     """The dev user (created on first use) and a fresh bearer token for it."""
     try:
         return await stores.users.create_user(
-            "Dev", user_id=DEV_USER_ID, timezone=timezone, capabilities=("reminders",)
+            "Dev",
+            user_id=DEV_USER_ID,
+            timezone=timezone,
+            capabilities=("reminders", "email", "calendar"),
         )
     except UserExistsError:
         user = await stores.users.get_user(DEV_USER_ID)

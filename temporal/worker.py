@@ -10,11 +10,20 @@ from temporalio.worker import Worker
 
 from activities import Deps, all_activities
 from memoir.db import migrate, open_pool
+from memoir.embeddings import get_embedder
+from memoir.knowledge import KnowledgeStore
 from memoir.llm import get_chat_model
 from memoir.models import ReminderDue, names
 from memoir.settings import Settings
 from memoir.stores import Stores
-from memoir.tools import ScheduleReminder, ToolRegistry
+from memoir.tools import (
+    CalendarTool,
+    DraftTool,
+    EmailTool,
+    KnowledgeTool,
+    ScheduleReminder,
+    ToolRegistry,
+)
 from temporal.client import connect
 from workflows import ALL_WORKFLOWS
 
@@ -44,12 +53,20 @@ def build_deps(
     settings: Settings, stores: Stores, client: Client, llm: BaseChatModel | None = None
 ) -> Deps:
     """Activities' dependencies; the model defaults to the configured provider."""
+    model = llm or get_chat_model(settings)
     return Deps(
         settings=settings,
         stores=stores,
-        llm=llm or get_chat_model(settings),
+        llm=model,
         tools=ToolRegistry.from_stores(
-            stores, schedule_reminder=reminder_scheduler(client, settings.task_queue)
+            stores,
+            schedule_reminder=reminder_scheduler(client, settings.task_queue),
+            email=EmailTool(settings),
+            calendar=CalendarTool(
+                settings.caldav_url, settings.caldav_username, settings.caldav_password
+            ),
+            knowledge=KnowledgeTool(KnowledgeStore(stores.pool), lambda: get_embedder(settings)),
+            drafts=DraftTool(stores.interactions, model),
         ),
     )
 

@@ -49,6 +49,9 @@ def parse_results(block: str) -> list[ResultLine]:
 
 
 def _one(result: ResultLine) -> str:
+    if result.capability == "knowledge.search" and result.items:
+        # Grounded and attributed: each passage as "According to {document}: {text}".
+        return "\n\n".join(result.items)
     text = result.text.rstrip(".:")
     if result.items:
         return f"{text}:\n" + "\n".join(f"- {i}" for i in result.items)

@@ -3,6 +3,10 @@
 from memoir.models import ExecuteRequest, ExecutionResult, ResolveRequest, StepResolution
 from memoir.stores import Stores
 from memoir.tools.base import Tool, UnknownCapability
+from memoir.tools.calendar import CalendarTool
+from memoir.tools.drafts import DraftTool
+from memoir.tools.email import EmailTool
+from memoir.tools.knowledge import KnowledgeTool
 from memoir.tools.reminders import ReminderTool, ScheduleReminder
 
 
@@ -11,8 +15,27 @@ class ToolRegistry:
         self._tools = tools
 
     @classmethod
-    def from_stores(cls, stores: Stores, *, schedule_reminder: ScheduleReminder) -> "ToolRegistry":
-        return cls({"reminders": ReminderTool(stores.reminders, schedule_reminder)})
+    def from_stores(
+        cls,
+        stores: Stores,
+        *,
+        schedule_reminder: ScheduleReminder,
+        email: EmailTool | None = None,
+        calendar: CalendarTool | None = None,
+        knowledge: KnowledgeTool | None = None,
+        drafts: DraftTool | None = None,
+    ) -> "ToolRegistry":
+        tools: dict[str, Tool] = {"reminders": ReminderTool(stores.reminders, schedule_reminder)}
+        if email is not None:
+            tools["email"] = email
+        if calendar is not None:
+            tools["calendar"] = calendar
+        if knowledge is not None:
+            tools["knowledge"] = knowledge
+        if drafts is not None:
+            tools["notes"] = drafts
+            tools["handoff"] = drafts
+        return cls(tools)
 
     def families(self) -> list[str]:
         return sorted(self._tools)
@@ -30,4 +53,13 @@ class ToolRegistry:
         return await self._tool(request.step.capability).execute(request)
 
 
-__all__ = ["ScheduleReminder", "Tool", "ToolRegistry", "UnknownCapability"]
+__all__ = [
+    "CalendarTool",
+    "DraftTool",
+    "EmailTool",
+    "KnowledgeTool",
+    "ScheduleReminder",
+    "Tool",
+    "ToolRegistry",
+    "UnknownCapability",
+]

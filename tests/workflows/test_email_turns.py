@@ -1,0 +1,178 @@
+"""`email.send` turns against a real SMTP sink: approve, edit, ignore, and a crash after the send.
+
+The crash tests fail the executing activity after its side effect and before it completes (a
+test-only wrapper around the tools): the retry repeats the side effect with the same idempotency
+key, and the receiving side keeps one copy (the sink dedupes by Message-ID, the reminders table
+by its key).
+"""
+
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+from temporalio.testing import WorkflowEnvironment
+
+from memoir.mail_sink import MailSink
+from memoir.models import (
+    ExecuteRequest,
+    ExecutionResult,
+    HumanResponse,
+    ResolveRequest,
+    StepResolution,
+    TurnStatus,
+)
+from memoir.models.hitl import ActionRequest
+from memoir.stores import Stores
+from memoir.tools import ToolRegistry
+from memoir.tools.email import message_id_for
+from temporal import scenarios as plans
+from temporal.harness import Harness, running_harness
+from tests.tools.conftest import free_port
+
+
+class CrashAfterSideEffect(ToolRegistry):
+    """Runs the real tool, then fails the first attempt of `capability` as a killed worker would."""
+
+    def __init__(self, inner: ToolRegistry, capability: str) -> None:
+        super().__init__({})
+        self._inner = inner
+        self._capability = capability
+        self.attempts = 0
+
+    def families(self) -> list[str]:
+        return self._inner.families()
+
+    async def resolve(self, request: ResolveRequest) -> StepResolution:
+        return await self._inner.resolve(request)
+
+    async def execute(self, request: ExecuteRequest) -> ExecutionResult:
+        result = await self._inner.execute(request)
+        if request.step.capability == self._capability:
+            self.attempts += 1
+            if self.attempts == 1:
+                raise RuntimeError("worker killed after the side effect, before completing")
+        return result
+
+
+@pytest.fixture
+def mail_sink(tmp_path: Path) -> Iterator[MailSink]:
+    sink = MailSink(tmp_path / "mail", host="127.0.0.1", port=free_port()).start()
+    try:
+        yield sink
+    finally:
+        sink.stop()
+
+
+async def _with_email(harness: Harness) -> Harness:
+    harness.user = await harness.stores.users.set_capabilities(
+        harness.user.user_id, ["reminders", "email"]
+    )
+    return harness
+
+
+@pytest.fixture
+async def email_harness(
+    time_env: WorkflowEnvironment, stores: Stores, mail_sink: MailSink
+) -> AsyncIterator[Harness]:
+    async with running_harness(time_env, stores, smtp_port=mail_sink.port) as harness:
+        yield await _with_email(harness)
+
+
+async def _approved_turn(harness: Harness) -> str:
+    harness.llm.script("Plan", plans.send_email())
+    routed = await harness.send("email dan hello")
+    request = await harness.pending(routed.turn_id or "")
+    await harness.answer_inbox(request, HumanResponse(type="accept"))
+    return routed.turn_id or ""
+
+
+async def test_approved_email_delivers_exactly_one_message(
+    email_harness: Harness, mail_sink: MailSink
+) -> None:
+    turn_id = await _approved_turn(email_harness)
+    result = await email_harness.result(turn_id)
+    assert result.status is TurnStatus.COMPLETED
+    assert len(result.actions) == 1 and result.actions[0].success
+    [message] = mail_sink.messages()
+    assert message.message_id == message_id_for(f"{turn_id}:s1")
+    assert (message.to, message.subject, message.body.strip()) == ("dan@example.com", "Hi", "Hello")
+    assert mail_sink.handler.received == 1
+
+
+async def test_edited_email_sends_the_edit_and_learns_response_preferences(
+    email_harness: Harness, mail_sink: MailSink
+) -> None:
+    harness = email_harness
+    harness.llm.script("Plan", plans.send_email())
+    routed = await harness.send("email dan hello")
+    request = await harness.pending(routed.turn_id or "")
+    edited = {**request.action_request.args, "body": "Hello Dan, see you at 5. Best, Tess"}
+    await harness.answer_inbox(
+        request, HumanResponse(type="edit", args=ActionRequest(action="email.send", args=edited))
+    )
+    result = await harness.result(routed.turn_id or "")
+    assert result.status is TurnStatus.COMPLETED
+    [message] = mail_sink.messages()
+    assert message.body.strip() == "Hello Dan, see you at 5. Best, Tess"
+    [latest, *_] = await harness.stores.preferences.history(
+        harness.user.user_id, "response_preferences"
+    )
+    assert latest.decision == "email.send.edit"
+
+
+async def test_ignored_email_sends_nothing_and_learns_triage_preferences(
+    email_harness: Harness, mail_sink: MailSink
+) -> None:
+    harness = email_harness
+    harness.llm.script("Plan", plans.send_email())
+    routed = await harness.send("email dan hello")
+    request = await harness.pending(routed.turn_id or "")
+    await harness.answer_inbox(request, HumanResponse(type="ignore"))
+    result = await harness.result(routed.turn_id or "")
+    assert result.actions == []
+    assert mail_sink.messages() == [] and mail_sink.handler.received == 0
+    [latest, *_] = await harness.stores.preferences.history(
+        harness.user.user_id, "triage_preferences"
+    )
+    assert latest.decision == "email.send.ignore"
+
+
+async def test_crash_after_smtp_send_retries_with_the_same_message_id(
+    time_env: WorkflowEnvironment, stores: Stores, mail_sink: MailSink
+) -> None:
+    crash: list[CrashAfterSideEffect] = []
+
+    def wrap(tools: ToolRegistry) -> ToolRegistry:
+        crash.append(CrashAfterSideEffect(tools, "email.send"))
+        return crash[0]
+
+    async with running_harness(
+        time_env, stores, wrap_tools=wrap, smtp_port=mail_sink.port
+    ) as harness:
+        await _with_email(harness)
+        turn_id = await _approved_turn(harness)
+        result = await harness.result(turn_id)
+    assert result.status is TurnStatus.COMPLETED
+    assert result.actions[0].success
+    assert crash[0].attempts == 2
+    assert mail_sink.handler.received == 2  # sent twice, by the failed attempt and the retry
+    assert [m.message_id for m in mail_sink.messages()] == [message_id_for(f"{turn_id}:s1")]
+
+
+async def test_crash_after_reminder_insert_leaves_one_reminder(
+    time_env: WorkflowEnvironment, stores: Stores
+) -> None:
+    crash: list[CrashAfterSideEffect] = []
+
+    def wrap(tools: ToolRegistry) -> ToolRegistry:
+        crash.append(CrashAfterSideEffect(tools, "reminders.create"))
+        return crash[0]
+
+    async with running_harness(time_env, stores, wrap_tools=wrap) as harness:
+        harness.llm.script("Plan", await harness.remind_plan("water the plants"))
+        routed = await harness.send("remind me to water the plants")
+        result = await harness.result(routed.turn_id or "")
+        reminders = await harness.stores.reminders.list(harness.user.user_id, status=None)
+    assert result.status is TurnStatus.COMPLETED and result.actions[0].success
+    assert crash[0].attempts == 2
+    assert [r.text for r in reminders] == ["water the plants"]
