@@ -31,6 +31,8 @@ eval_app = typer.Typer(help="Evaluate Memoir on scripted scenarios.", no_args_is
 app.add_typer(eval_app, name="eval")
 kb_app = typer.Typer(help="The knowledge base behind knowledge.search.", no_args_is_help=True)
 app.add_typer(kb_app, name="kb")
+contacts_app = typer.Typer(help="A user's contacts, behind contacts.lookup.", no_args_is_help=True)
+app.add_typer(contacts_app, name="contacts")
 # A table needs room: when output is not a terminal (CI, a pipe), rich would assume 80 columns.
 console = Console(width=None if Console().is_terminal else 160)
 
@@ -178,6 +180,49 @@ def users_list() -> None:
     _run(show())
 
 
+def _change_capabilities(user_id: str, names: list[str], *, connect: bool) -> None:
+    from memoir.models.plan import CAPABILITY_FAMILIES, unknown_capabilities
+
+    unknown = unknown_capabilities(names)
+    if unknown:
+        raise typer.BadParameter(
+            f"unknown capabilities: {', '.join(unknown)} (known: {', '.join(CAPABILITY_FAMILIES)})"
+        )
+
+    async def change() -> None:
+        async with _stores() as stores:
+            user = await stores.users.get_user(user_id)
+            if user is None:
+                raise typer.BadParameter(f"no user {user_id!r} (see `memoir users list`)")
+            if connect:
+                caps = [*user.capabilities, *names]
+            else:
+                caps = [c for c in user.capabilities if c not in names]
+            user = await stores.users.set_capabilities(user_id, caps)
+        console.print(f"user {user.user_id} ({', '.join(user.capabilities) or 'none'})")
+
+    _run(change())
+
+
+@users_app.command("connect")
+def users_connect(
+    user_id: str,
+    capability: Annotated[list[str], typer.Argument(help="Capability families to connect.")],
+) -> None:
+    """Connect capability families (reminders, email, calendar, contacts, knowledge, notes,
+    handoff) for a user."""
+    _change_capabilities(user_id, capability, connect=True)
+
+
+@users_app.command("disconnect")
+def users_disconnect(
+    user_id: str,
+    capability: Annotated[list[str], typer.Argument(help="Capability families to disconnect.")],
+) -> None:
+    """Disconnect capability families for a user."""
+    _change_capabilities(user_id, capability, connect=False)
+
+
 @kb_app.command("ingest")
 def kb_ingest(
     path: Annotated[Path, typer.Argument(help="A .md/.txt file, or a folder of them.")],
@@ -223,6 +268,45 @@ def kb_list(
         table = Table("title", "chunks", "ingested", "path", title=f"documents of {user}")
         for d in documents:
             table.add_row(d.title, str(d.chunks), f"{d.created_at:%Y-%m-%d %H:%M}", d.path)
+        console.print(table)
+
+    _run(show())
+
+
+@contacts_app.command("import")
+def contacts_import(
+    path: Annotated[Path, typer.Argument(help="A vCard (.vcf) or CSV (name,email,phone) file.")],
+    user: Annotated[str, typer.Option("--user", help="The user id the contacts belong to.")],
+) -> None:
+    """Import contacts; one bad card or row and nothing is imported (each problem is listed)."""
+    from memoir.contacts_import import ContactImportError, read_contacts
+
+    try:
+        contacts, source = read_contacts(path)
+    except (ContactImportError, OSError, UnicodeDecodeError) as error:
+        console.print(f"[red]{error}[/]")
+        raise typer.Exit(1) from None
+
+    async def store() -> None:
+        async with _stores() as stores:
+            if await stores.users.get_user(user) is None:
+                raise typer.BadParameter(f"no user {user!r} (see `memoir users list`)")
+            stored = await stores.contacts.add_many(user, contacts, source=source)
+        console.print(f"{len(stored)} contact(s) imported from {path.name} for {user}")
+
+    _run(store())
+
+
+@contacts_app.command("list")
+def contacts_list(user: Annotated[str, typer.Option("--user", help="The user id.")]) -> None:
+    """List a user's contacts."""
+
+    async def show() -> None:
+        async with _stores() as stores:
+            contacts = await stores.contacts.list(user)
+        table = Table("name", "email", "phone", "source", title=f"contacts of {user}")
+        for c in contacts:
+            table.add_row(c.name, c.email, c.phone, c.source)
         console.print(table)
 
     _run(show())

@@ -61,7 +61,7 @@ def build_deps(
         tools=ToolRegistry.from_stores(
             stores,
             schedule_reminder=reminder_scheduler(client, settings.task_queue),
-            email=EmailTool(settings),
+            email=EmailTool(settings, stores.contacts),
             calendar=CalendarTool(
                 settings.caldav_url, settings.caldav_username, settings.caldav_password
             ),

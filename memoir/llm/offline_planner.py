@@ -13,6 +13,11 @@ Reads the rendered `PLANNER_SYSTEM_PROMPT` / `PLANNER_USER_PROMPT` (sections nam
 5. Calendar: move → calendar.update, cancel → calendar.cancel, schedule/book →
    calendar.schedule (all approval), "am I free" → calendar.availability.
 6. contacts.lookup, knowledge.search, notes.draft, handoff.draft.
+
+Only connected capabilities where there is a choice: when the first matching rule's plan needs a
+capability the "Connected Capabilities" section does not list and an alternative rule
+(`_ALTERNATIVES`) serves the same request with connected ones, that plan wins. Otherwise the
+plan stays, and the capability check gives its fixed "connect …" reply (seed 002).
 7. Greetings, thanks, questions → intent_type conversation, no steps. Anything else →
    intent_unclear.
 
@@ -24,6 +29,7 @@ respond/approval feedback becomes the body of the email reply.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
@@ -909,17 +915,25 @@ def _topic(text: str, default: str) -> str:
     return _clean(m.group(1)) if m else default
 
 
-def _other_tools(text: str, ctx: PlannerContext) -> Plan | None:
+def _contacts(text: str, ctx: PlannerContext) -> Plan | None:
     if m := _CONTACT.search(text):
         name = m.group("name").strip()
         step = _step("contacts.lookup", {"name": name}, f"Look up {name}")
         return _operation(f"look up {name}", [step], f"The user asks for {name}'s contact details.")
+    return None
+
+
+def _knowledge(text: str, ctx: PlannerContext) -> Plan | None:
     if m := _KNOWLEDGE.search(text):
         query = (m.group("q") or text).strip().rstrip("?")
         step = _step("knowledge.search", {"query": query}, "Search your documents")
         return _operation(
             "search documents", [step], "The user asks what their documents say: search them."
         )
+    return None
+
+
+def _drafts(text: str, ctx: PlannerContext) -> Plan | None:
     if _HANDOFF.search(text):
         topic = _topic(text, "this conversation")
         step = _step("handoff.draft", {"topic": topic}, "Draft a handoff for review")
@@ -978,6 +992,38 @@ def _conversation_rules(text: str) -> Plan | None:
     return None
 
 
+Rule = Callable[[str, PlannerContext], Plan | None]
+_RULES: tuple[Rule, ...] = (_reminders, _email, _calendar, _contacts, _knowledge, _drafts)
+# Where the planner has a choice: a later rule that serves the same request with another
+# capability ("find Dan's address in our docs": contacts.lookup or knowledge.search).
+_ALTERNATIVES: dict[Rule, tuple[Rule, ...]] = {_contacts: (_knowledge,)}
+
+
+def _unconnected(plan: Plan, ctx: PlannerContext) -> list[str]:
+    """The families the plan needs that the prompt does not list as connected (none when the
+    prompt lists no capabilities at all: then there is nothing to choose between)."""
+    return missing_capabilities(plan.steps, ctx.capabilities) if ctx.capabilities else []
+
+
+def _prefer_connected(plan: Plan, rule: Rule, text: str, ctx: PlannerContext) -> Plan:
+    """The rule's plan, unless it needs an unconnected capability and an alternative rule serves
+    the same request with connected ones. With no alternative the plan stays as it is, so the
+    capability check answers with its fixed "connect …" reply (seed 002)."""
+    missing = _unconnected(plan, ctx)
+    if not missing:
+        return plan
+    for alternative in _ALTERNATIVES.get(rule, ()):
+        other = alternative(text, ctx)
+        if other is not None and other.steps and not _unconnected(other, ctx):
+            used = ", ".join(sorted({s.capability for s in other.steps}))
+            other.reasoning = (
+                f"{plan.steps[0].capability} would need {', '.join(missing)}, which is not "
+                f"connected; {used} is connected and serves the request. " + other.reasoning
+            )
+            return other
+    return plan
+
+
 def _plan_text(text: str, ctx: PlannerContext, *, allow_referential: bool = True) -> Plan:
     """Plan one request text with the ordered rules."""
     text = text.strip()
@@ -987,10 +1033,10 @@ def _plan_text(text: str, ctx: PlannerContext, *, allow_referential: bool = True
         return _email_reply(ctx, text)
     if allow_referential and (plan := _referential(text, ctx)):
         return plan
-    for rule in (_reminders, _email, _calendar, _other_tools):
+    for rule in _RULES:
         plan = rule(text, ctx)
         if plan is not None:
-            return plan
+            return _prefer_connected(plan, rule, text, ctx)
     conversation = _conversation_rules(text)
     if conversation is not None:
         return conversation
@@ -1022,7 +1068,7 @@ def plan_offline(messages: list[BaseMessage]) -> Plan:
             notes.append(f"The clarification “{answer}” completes the request: “{merged}”.")
             text = merged
     plan = _plan_text(text, ctx)
-    missing_tools = missing_capabilities(plan.steps, ctx.capabilities) if ctx.capabilities else []
+    missing_tools = _unconnected(plan, ctx)
     if missing_tools:
         notes.append(
             f"Not connected for this user: {', '.join(missing_tools)} (the capability check "

@@ -53,6 +53,23 @@ class UserPreferences(BaseModel):
     user_preferences: str = Field(description="The updated preference profile.")
 
 
+CAPABILITY_FAMILIES: tuple[str, ...] = (
+    "reminders",
+    "email",
+    "calendar",
+    "contacts",
+    "knowledge",
+    "notes",
+    "handoff",
+)
+"""The capability families a user can connect (DESIGN.md "Tools (capabilities)")."""
+
+
+def unknown_capabilities(names: list[str]) -> list[str]:
+    """The names that are not known capability families, in the order given."""
+    return [n for n in names if n not in CAPABILITY_FAMILIES]
+
+
 def capability_family(capability: str) -> str:
     """'reminders.create' → 'reminders': users connect families, plans name actions."""
     return capability.split(".", 1)[0]

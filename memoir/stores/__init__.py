@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from memoir.db import Pool
 from memoir.settings import Settings
 from memoir.stores._common import UnknownUserError
+from memoir.stores.contacts import Contact, ContactStore
 from memoir.stores.interactions import InteractionStore
 from memoir.stores.latest_actions import LatestActionStore
 from memoir.stores.memories import DuplicateMemoryKeyError, MemoryStore
@@ -31,6 +32,7 @@ class Stores:
     reminders: ReminderStore
     memories: MemoryStore
     user_context: UserContextStore
+    contacts: ContactStore
 
     @classmethod
     def from_pool(cls, pool: Pool, vectors: VectorStore | None = None) -> Stores:
@@ -44,6 +46,7 @@ class Stores:
             reminders=ReminderStore(pool),
             memories=MemoryStore(pool, vectors if vectors is not None else PgVectorStore(pool)),
             user_context=UserContextStore(pool),
+            contacts=ContactStore(pool),
         )
 
     @classmethod
@@ -53,6 +56,8 @@ class Stores:
 
 
 __all__ = [
+    "Contact",
+    "ContactStore",
     "DEFAULT_PREFERENCES",
     "DuplicateMemoryKeyError",
     "InteractionStore",

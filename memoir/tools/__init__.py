@@ -4,6 +4,7 @@ from memoir.models import ExecuteRequest, ExecutionResult, ResolveRequest, StepR
 from memoir.stores import Stores
 from memoir.tools.base import Tool, UnknownCapability
 from memoir.tools.calendar import CalendarTool
+from memoir.tools.contacts import ContactsTool
 from memoir.tools.drafts import DraftTool
 from memoir.tools.email import EmailTool
 from memoir.tools.knowledge import KnowledgeTool
@@ -25,7 +26,10 @@ class ToolRegistry:
         knowledge: KnowledgeTool | None = None,
         drafts: DraftTool | None = None,
     ) -> "ToolRegistry":
-        tools: dict[str, Tool] = {"reminders": ReminderTool(stores.reminders, schedule_reminder)}
+        tools: dict[str, Tool] = {
+            "reminders": ReminderTool(stores.reminders, schedule_reminder),
+            "contacts": ContactsTool(stores.contacts),
+        }
         if email is not None:
             tools["email"] = email
         if calendar is not None:
@@ -55,6 +59,7 @@ class ToolRegistry:
 
 __all__ = [
     "CalendarTool",
+    "ContactsTool",
     "DraftTool",
     "EmailTool",
     "KnowledgeTool",

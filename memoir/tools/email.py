@@ -18,6 +18,7 @@ from email.utils import formataddr, formatdate
 import aiosmtplib
 
 from memoir.models import (
+    Candidate,
     ExecuteRequest,
     ExecutionResult,
     LatestAction,
@@ -25,6 +26,7 @@ from memoir.models import (
     StepResolution,
 )
 from memoir.settings import Settings
+from memoir.stores.contacts import Contact, ContactStore
 from memoir.tools.base import failure
 
 _ADDRESS = r"[^\s<>@\",;:()\[\]]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9-]+)+"
@@ -50,8 +52,11 @@ def parse_recipient(raw: str) -> tuple[str, str] | None:
 
 
 class EmailTool:
-    def __init__(self, settings: Settings) -> None:
+    """`contacts` lets a bare name ("Dan") resolve to an address of the user's contacts."""
+
+    def __init__(self, settings: Settings, contacts: ContactStore | None = None) -> None:
         self._settings = settings
+        self._contacts = contacts
 
     async def resolve(self, request: ResolveRequest) -> StepResolution:
         step_id = request.step.id
@@ -65,27 +70,55 @@ class EmailTool:
         if not texts:
             return _not_found(step_id, "An email needs someone to send it to.")
         normalized: list[str] = []
+        # (index in `normalized`, the name, its matching contacts) of each ambiguous name
+        ambiguous: list[tuple[int, str, list[Contact]]] = []
         for text in texts:
             parsed = parse_recipient(text)
-            if parsed is None:
+            if parsed is not None:
+                normalized.append(formataddr(parsed))
+                continue
+            if self._contacts is None or not _is_name(text):
                 return _not_found(
                     step_id,
                     f"I don't have an email address for '{text}'. "
                     "Give me the address, e.g. name@example.com or Name <name@example.com>.",
                 )
-            normalized.append(formataddr(parsed))
+            matches = await self._contacts.find(request.user_id, text)
+            if not matches:
+                return _not_found(
+                    step_id, f"I don't have an email address for '{text}' in your contacts."
+                )
+            normalized.append(formataddr((matches[0].name, matches[0].email)))
+            if len(matches) > 1:
+                ambiguous.append((len(normalized) - 1, text, matches))
         subject = str(args.get("subject") or "").strip()
         body = str(args.get("body") or "").strip()
         if not subject:
             return _not_found(step_id, "An email needs a subject.")
         if not body:
             return _not_found(step_id, "An email needs a body: what should it say?")
+        resolved_args = {"subject": subject, "body": str(args.get("body"))}
+        if len(ambiguous) > 1:
+            names = " and ".join(f"'{name}'" for _, name, _ in ambiguous)
+            return _not_found(
+                step_id,
+                f"{names} each match several of your contacts. "
+                "Which addresses? Give them, e.g. Name <name@example.com>.",
+            )
+        if ambiguous:
+            # One option per contact, labelled "Name <email>"; choosing it sets `to`.
+            [(index, _, matches)] = ambiguous
+            options: list[Candidate] = []
+            for contact in matches:
+                chosen = list(normalized)
+                chosen[index] = formataddr((contact.name, contact.email))
+                to_args = {"to": chosen[0] if len(chosen) == 1 else chosen}
+                options.append(Candidate(id=contact.contact_id, label=contact.label, args=to_args))
+            return StepResolution(
+                step_id=step_id, status="candidates", args=resolved_args, candidates=options
+            )
         to = normalized[0] if len(normalized) == 1 else normalized
-        return StepResolution(
-            step_id=step_id,
-            status="resolved",
-            args={"to": to, "subject": subject, "body": str(args.get("body"))},
-        )
+        return StepResolution(step_id=step_id, status="resolved", args={"to": to, **resolved_args})
 
     async def execute(self, request: ExecuteRequest) -> ExecutionResult:
         action = request.step.capability.split(".", 1)[1]
@@ -141,6 +174,11 @@ class EmailTool:
         message["Message-ID"] = message_id_for(request.idempotency_key)
         message.set_content(str(request.args.get("body", "")))
         return message
+
+
+def _is_name(text: str) -> bool:
+    """A person's name rather than a (malformed) address: no '@' and no angle brackets."""
+    return not any(ch in text for ch in "@<>") and any(ch.isalpha() for ch in text)
 
 
 def _not_found(step_id: str, message: str) -> StepResolution:

@@ -7,6 +7,7 @@ import pytest
 from memoir.mail_sink import MailSink, list_messages, store
 from memoir.models import ExecuteRequest, PlanStep, ResolveRequest
 from memoir.settings import Settings
+from memoir.stores import Stores
 from memoir.tools.email import EmailTool, message_id_for, parse_recipient
 
 
@@ -126,3 +127,60 @@ def test_sink_store_dedupes_by_message_id(tmp_path: Path) -> None:
     [message] = list_messages(tmp_path)
     assert message.message_id == "<x@y>" and message.body.strip() == "body"
     assert list_messages(tmp_path / "missing") == []
+
+
+# ----- entity resolution: a name is looked up in the user's contacts -----
+
+
+async def _contacts_user(stores: Stores, *people: tuple[str, str]) -> str:
+    user, _ = await stores.users.create_user("Tess")
+    for name, email in people:
+        await stores.contacts.add(user.user_id, name, email)
+    return user.user_id
+
+
+def resolve_for(user_id: str, **args: object) -> ResolveRequest:
+    return ResolveRequest(turn_id="turn-1", user_id=user_id, step=step(**args))
+
+
+async def test_a_name_with_one_contact_resolves_to_its_address(stores: Stores) -> None:
+    user_id = await _contacts_user(stores, ("Dan Smith", "dan@example.com"))
+    tool = EmailTool(Settings(), stores.contacts)
+    resolution = await tool.resolve(resolve_for(user_id, to="Dan", subject="Hi", body="Hello"))
+    assert resolution.status == "resolved"
+    assert resolution.args == {
+        "to": "Dan Smith <dan@example.com>",
+        "subject": "Hi",
+        "body": "Hello",
+    }
+
+
+async def test_a_name_with_two_contacts_gives_candidates_that_set_to(stores: Stores) -> None:
+    user_id = await _contacts_user(
+        stores, ("Dan Smith", "dan@example.com"), ("Dan Brown", "dbrown@example.org")
+    )
+    tool = EmailTool(Settings(), stores.contacts)
+    resolution = await tool.resolve(resolve_for(user_id, to="Dan", subject="Hi", body="Hello"))
+    assert resolution.status == "candidates"
+    assert resolution.args == {"subject": "Hi", "body": "Hello"}
+    assert [(c.label, c.args) for c in resolution.candidates] == [
+        ("Dan Brown <dbrown@example.org>", {"to": "Dan Brown <dbrown@example.org>"}),
+        ("Dan Smith <dan@example.com>", {"to": "Dan Smith <dan@example.com>"}),
+    ]
+    listed = await tool.resolve(
+        resolve_for(user_id, to=["ann@example.com", "Dan"], subject="Hi", body="Hello")
+    )
+    assert [c.args["to"] for c in listed.candidates] == [
+        ["ann@example.com", "Dan Brown <dbrown@example.org>"],
+        ["ann@example.com", "Dan Smith <dan@example.com>"],
+    ]
+
+
+async def test_an_unknown_name_is_not_found_in_the_contacts(stores: Stores) -> None:
+    user_id = await _contacts_user(stores, ("Dan Smith", "dan@example.com"))
+    tool = EmailTool(Settings(), stores.contacts)
+    resolution = await tool.resolve(resolve_for(user_id, to="Sarah", subject="Hi", body="Hello"))
+    assert resolution.status == "not_found"
+    assert resolution.message == "I don't have an email address for 'Sarah' in your contacts."
+    malformed = await tool.resolve(resolve_for(user_id, to="dan@", subject="Hi", body="Hello"))
+    assert malformed.status == "not_found" and "name@example.com" in (malformed.message or "")

@@ -1,4 +1,5 @@
-"""`calendar.*` turns on a real Radicale: approve, edit (learns cal_preferences), disambiguate."""
+"""`calendar.*` turns on a real Radicale: approve, edit (learns cal_preferences), disambiguate,
+and a crash after the CalDAV write (the retry rewrites the same event UID: one event)."""
 
 import uuid
 from collections.abc import AsyncIterator, Iterator
@@ -10,6 +11,7 @@ from temporalio.testing import WorkflowEnvironment
 from memoir.caldav_server import CalDAVServer, free_port, start_caldav_server
 from memoir.models import (
     ExecuteRequest,
+    ExecutionResult,
     HumanResponse,
     Plan,
     PlanStep,
@@ -18,8 +20,10 @@ from memoir.models import (
 )
 from memoir.models.hitl import ActionRequest
 from memoir.stores import Stores
+from memoir.tools import ToolRegistry
 from memoir.tools.calendar import CalendarTool, event_uid
 from temporal.harness import Harness, running_harness
+from tests.workflows.test_email_turns import CrashAfterSideEffect
 
 
 @pytest.fixture(scope="module")
@@ -193,3 +197,47 @@ async def test_unconnected_calendar_is_blocked(
         result = await harness.result(routed.turn_id or "")
         assert result.status is TurnStatus.BLOCKED
         assert await _tool(harness)._events(harness.user.user_id) == []
+
+
+class CrashAfterCalDavWrite(CrashAfterSideEffect):
+    """`CrashAfterSideEffect` that also records the event UID each attempt wrote."""
+
+    def __init__(self, inner: ToolRegistry, capability: str) -> None:
+        super().__init__(inner, capability)
+        self.written_uids: list[str] = []
+
+    async def execute(self, request: ExecuteRequest) -> ExecutionResult:
+        if request.step.capability == self._capability:
+            self.written_uids.append(event_uid(request.idempotency_key))
+        return await super().execute(request)
+
+
+async def test_crash_after_caldav_write_retries_with_the_same_uid_and_keeps_one_event(
+    time_env: WorkflowEnvironment, stores: Stores, radicale: CalDAVServer
+) -> None:
+    crash: list[CrashAfterCalDavWrite] = []
+
+    def wrap(tools: ToolRegistry) -> ToolRegistry:
+        crash.append(CrashAfterCalDavWrite(tools, "calendar.schedule"))
+        return crash[0]
+
+    start = _tomorrow_at(11)
+    async with running_harness(
+        time_env, stores, wrap_tools=wrap, caldav_url=radicale.url
+    ) as harness:
+        harness.user = await stores.users.set_capabilities(
+            harness.user.user_id, ["reminders", "calendar"]
+        )
+        harness.llm.script("Plan", _schedule_plan("Crash test with Bob", start))
+        routed = await harness.send("schedule a crash test with Bob tomorrow at 11")
+        turn_id = routed.turn_id or ""
+        request = await harness.pending(turn_id)
+        await harness.answer_inbox(request, HumanResponse(type="accept"))
+        result = await harness.result(turn_id)
+        events = await _tool(harness)._events(harness.user.user_id)
+    assert result.status is TurnStatus.COMPLETED
+    assert len(result.actions) == 1 and result.actions[0].success
+    assert crash[0].attempts == 2  # the write happened twice: the failed attempt and the retry
+    uid = event_uid(f"{turn_id}:s1")
+    assert crash[0].written_uids == [uid, uid]
+    assert [(e.uid, e.title, e.start) for e in events] == [(uid, "Crash test with Bob", start)]
