@@ -82,14 +82,18 @@ def demo(
 
 async def _demo(settings: Settings, interactive: bool) -> None:
     from api.app import create_app
-    from memoir.demo import outcome_table, run_demo
+    from memoir.demo import load_inbox, outcome_table, run_demo
     from temporal.stack import start_stack
 
     stack = await start_stack(settings, app_factory=create_app, say=console.print)
     try:
         user, token = await stack.stores.users.create_user(
-            "Demo", timezone="Europe/Paris", capabilities=("reminders", "email", "calendar")
+            "Demo",
+            timezone="Europe/Paris",
+            capabilities=("reminders", "email", "calendar", "contacts"),
         )
+        for contact in load_inbox().contacts:
+            await stack.stores.contacts.add(user.user_id, contact.name, contact.email)
         console.print(
             f"demo user {user.user_id}; questions expire after {settings.hitl_ttl_seconds}s"
         )

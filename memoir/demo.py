@@ -43,7 +43,13 @@ class DemoEmail(BaseModel):
         }
 
 
+class DemoContact(BaseModel):
+    name: str
+    email: str
+
+
 class DemoInbox(BaseModel):
+    contacts: list[DemoContact] = Field(default_factory=list)
     chats: list[DemoChat]
     emails: list[DemoEmail]
 
