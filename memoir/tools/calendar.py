@@ -25,11 +25,10 @@ from memoir.models import (
     Candidate,
     ExecuteRequest,
     ExecutionResult,
-    LatestAction,
     ResolveRequest,
     StepResolution,
 )
-from memoir.tools.base import failure
+from memoir.tools.base import failure, not_found, success
 
 T = TypeVar("T")
 
@@ -126,7 +125,7 @@ class CalendarTool:
             return _resolve_schedule(step_id, args)
         if action in ("update", "cancel"):
             return await self._resolve_target(request, action, args)
-        return _not_found(step_id, f"calendar has no action '{action}'.")
+        return not_found(step_id, f"calendar has no action '{action}'.")
 
     async def _resolve_target(
         self, request: ResolveRequest, action: str, args: dict[str, Any]
@@ -135,14 +134,14 @@ class CalendarTool:
         if action == "update" and not any(
             args.get(k) for k in ("start", "shift_minutes", "duration_minutes", "title")
         ):
-            return _not_found(step_id, "What should I change about the event: a new time?")
+            return not_found(step_id, "What should I change about the event: a new time?")
         if args.get("uid"):
             event = await self._event(request.user_id, str(args["uid"]))
             if event is not None:
                 return _resolved_target(step_id, args, event, request.timezone)
         query = str(args.get("query", "")).strip()
         if not query:
-            return _not_found(step_id, "Which event? I need a few words of its title.")
+            return not_found(step_id, "Which event? I need a few words of its title.")
         now = datetime.now(UTC)
         events = [e for e in await self._events(request.user_id) if e.end >= now]
         matches = sorted((e for e in events if _matches(query, e)), key=lambda e: e.start)
@@ -151,7 +150,7 @@ class CalendarTool:
             narrowed = [e for e in matches if at is not None and e.start == at]
             matches = narrowed or matches
         if not matches:
-            return _not_found(step_id, f"I couldn't find an upcoming event matching '{query}'.")
+            return not_found(step_id, f"I couldn't find an upcoming event matching '{query}'.")
         if len(matches) == 1:
             return _resolved_target(step_id, args, matches[0], request.timezone)
         candidates = [
@@ -259,13 +258,13 @@ class CalendarTool:
 
         await self._run(request.user_id, put)
         when = local_time(start, request.timezone)
-        return _success(
+        return success(
             request,
             f"Scheduled “{event.title}” on {when}.",
             {"event": event.public(request.timezone), **event.public(request.timezone)},
             action="schedule",
             when=when,
-            uid=event.uid,
+            ids={"uid": event.uid},
         )
 
     async def _update(self, request: ExecuteRequest) -> ExecutionResult:
@@ -299,7 +298,7 @@ class CalendarTool:
         await self._run(request.user_id, put)
         when = local_time(moved.start, request.timezone)
         renamed = f" (renamed from “{current.title}”)" if title != current.title else ""
-        return _success(
+        return success(
             request,
             f"Moved “{moved.title}”{renamed} to {when}.",
             {
@@ -309,7 +308,7 @@ class CalendarTool:
             },
             action="update",
             when=when,
-            uid=uid,
+            ids={"uid": uid},
         )
 
     async def _cancel(self, request: ExecuteRequest) -> ExecutionResult:
@@ -331,7 +330,9 @@ class CalendarTool:
         if gone is not None:
             data = {"event": gone.public(request.timezone), **gone.public(request.timezone)}
             when = local_time(gone.start, request.timezone)
-        return _success(request, f"Cancelled “{title}”.", data, action="cancel", when=when, uid=uid)
+        return success(
+            request, f"Cancelled “{title}”.", data, action="cancel", when=when, ids={"uid": uid}
+        )
 
 
 # ----- pure helpers --------------------------------------------------------------------------
@@ -446,10 +447,10 @@ def _to_ical(event: CalendarEvent, *, attendees: list[str]) -> str:
 def _resolve_range(step_id: str, args: dict[str, Any]) -> StepResolution:
     start = _parse_time(args.get("start") or datetime.now(UTC).isoformat())
     if start is None:
-        return _not_found(step_id, f"I couldn't read the time '{args.get('start')}'.")
+        return not_found(step_id, f"I couldn't read the time '{args.get('start')}'.")
     end = _parse_time(args["end"]) if args.get("end") else start + timedelta(days=1)
     if end is None or end <= start:
-        return _not_found(step_id, "The end of the range must come after its start.")
+        return not_found(step_id, "The end of the range must come after its start.")
     return StepResolution(
         step_id=step_id,
         status="resolved",
@@ -460,10 +461,10 @@ def _resolve_range(step_id: str, args: dict[str, Any]) -> StepResolution:
 def _resolve_schedule(step_id: str, args: dict[str, Any]) -> StepResolution:
     title = str(args.get("title", "")).strip()
     if not title or not args.get("start"):
-        return _not_found(step_id, "An event needs a title and a start time.")
+        return not_found(step_id, "An event needs a title and a start time.")
     start = _parse_time(args["start"])
     if start is None:
-        return _not_found(step_id, f"I couldn't read the time '{args['start']}'.")
+        return not_found(step_id, f"I couldn't read the time '{args['start']}'.")
     resolved: dict[str, Any] = {
         **args,
         "title": title,
@@ -488,34 +489,4 @@ def _resolved_target(
 ) -> StepResolution:
     return StepResolution(
         step_id=step_id, status="resolved", args={**args, **_target_args(args, event)}
-    )
-
-
-def _not_found(step_id: str, message: str) -> StepResolution:
-    return StepResolution(step_id=step_id, status="not_found", message=message)
-
-
-def _success(
-    request: ExecuteRequest,
-    summary: str,
-    data: dict[str, Any],
-    *,
-    action: str,
-    uid: str,
-    when: str | None = None,
-) -> ExecutionResult:
-    return ExecutionResult(
-        step_id=request.step.id,
-        capability=request.step.capability,
-        success=True,
-        summary=summary,
-        data=data,
-        latest_action=LatestAction(
-            created_at=datetime.now(UTC),
-            capability="calendar",
-            action=action,
-            summary=summary.split("\n", 1)[0],
-            when=when,
-            external_ids={"uid": uid},
-        ),
     )

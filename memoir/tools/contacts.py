@@ -7,18 +7,15 @@ resolution). Executing returns the contact(s), for later steps to use.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 from memoir.models import (
     Candidate,
     ExecuteRequest,
     ExecutionResult,
-    LatestAction,
     ResolveRequest,
     StepResolution,
 )
 from memoir.stores.contacts import Contact, ContactStore
-from memoir.tools.base import failure
+from memoir.tools.base import failure, not_found, success
 
 
 def contact_candidates(contacts: list[Contact]) -> list[Candidate]:
@@ -37,16 +34,16 @@ class ContactsTool:
         step_id = request.step.id
         action = request.step.capability.split(".", 1)[1]
         if action != "lookup":
-            return _not_found(step_id, f"contacts has no action '{action}'.")
+            return not_found(step_id, f"contacts has no action '{action}'.")
         args = request.step.args
         if args.get("contact_id"):
             return StepResolution(step_id=step_id, status="resolved", args=dict(args))
         name = str(args.get("name") or args.get("query") or "").strip()
         if not name:
-            return _not_found(step_id, "Whose contact details? I need a name.")
+            return not_found(step_id, "Whose contact details? I need a name.")
         matches = await self._store.find(request.user_id, name)
         if not matches:
-            return _not_found(step_id, f"I couldn't find '{name}' in your contacts.")
+            return not_found(step_id, f"I couldn't find '{name}' in your contacts.")
         if len(matches) == 1:
             return StepResolution(
                 step_id=step_id, status="resolved", args={"contact_id": matches[0].contact_id}
@@ -68,21 +65,5 @@ class ContactsTool:
         summary = f"{contact.name}: {contact.email}" + (
             f", {contact.phone}" if contact.phone else ""
         )
-        return ExecutionResult(
-            step_id=request.step.id,
-            capability=request.step.capability,
-            success=True,
-            summary=summary,
-            data={"contact": contact.model_dump(mode="json"), "to": contact.label},
-            latest_action=LatestAction(
-                created_at=datetime.now(UTC),
-                capability="contacts",
-                action="lookup",
-                summary=summary,
-                external_ids={"contact_id": contact.contact_id},
-            ),
-        )
-
-
-def _not_found(step_id: str, message: str) -> StepResolution:
-    return StepResolution(step_id=step_id, status="not_found", message=message)
+        data = {"contact": contact.model_dump(mode="json"), "to": contact.label}
+        return success(request, summary, data, ids={"contact_id": contact.contact_id})

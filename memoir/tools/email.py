@@ -11,7 +11,6 @@ activity with the same key.
 
 import hashlib
 import re
-from datetime import UTC, datetime
 from email.message import EmailMessage
 from email.utils import formataddr, formatdate
 
@@ -21,13 +20,12 @@ from memoir.models import (
     Candidate,
     ExecuteRequest,
     ExecutionResult,
-    LatestAction,
     ResolveRequest,
     StepResolution,
 )
 from memoir.settings import Settings
 from memoir.stores.contacts import Contact, ContactStore
-from memoir.tools.base import failure
+from memoir.tools.base import failure, not_found, success
 
 _ADDRESS = r"[^\s<>@\",;:()\[\]]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9-]+)+"
 _PLAIN = re.compile(rf"^({_ADDRESS})$")
@@ -62,13 +60,13 @@ class EmailTool:
         step_id = request.step.id
         action = request.step.capability.split(".", 1)[1]
         if action != "send":
-            return _not_found(step_id, f"email has no action '{action}'.")
+            return not_found(step_id, f"email has no action '{action}'.")
         args = request.step.args
         raw_to = args.get("to")
         recipients = raw_to if isinstance(raw_to, list) else [raw_to]
         texts = [str(r).strip() for r in recipients if r is not None and str(r).strip()]
         if not texts:
-            return _not_found(step_id, "An email needs someone to send it to.")
+            return not_found(step_id, "An email needs someone to send it to.")
         normalized: list[str] = []
         # (index in `normalized`, the name, its matching contacts) of each ambiguous name
         ambiguous: list[tuple[int, str, list[Contact]]] = []
@@ -78,14 +76,14 @@ class EmailTool:
                 normalized.append(formataddr(parsed))
                 continue
             if self._contacts is None or not _is_name(text):
-                return _not_found(
+                return not_found(
                     step_id,
                     f"I don't have an email address for '{text}'. "
                     "Give me the address, e.g. name@example.com or Name <name@example.com>.",
                 )
             matches = await self._contacts.find(request.user_id, text)
             if not matches:
-                return _not_found(
+                return not_found(
                     step_id, f"I don't have an email address for '{text}' in your contacts."
                 )
             normalized.append(formataddr((matches[0].name, matches[0].email)))
@@ -94,13 +92,13 @@ class EmailTool:
         subject = str(args.get("subject") or "").strip()
         body = str(args.get("body") or "").strip()
         if not subject:
-            return _not_found(step_id, "An email needs a subject.")
+            return not_found(step_id, "An email needs a subject.")
         if not body:
-            return _not_found(step_id, "An email needs a body: what should it say?")
+            return not_found(step_id, "An email needs a body: what should it say?")
         resolved_args = {"subject": subject, "body": str(args.get("body"))}
         if len(ambiguous) > 1:
             names = " and ".join(f"'{name}'" for _, name, _ in ambiguous)
-            return _not_found(
+            return not_found(
                 step_id,
                 f"{names} each match several of your contacts. "
                 "Which addresses? Give them, e.g. Name <name@example.com>.",
@@ -147,20 +145,8 @@ class EmailTool:
             return failure(request, f"The mail server refused the email: {error.message}")
         message_id = str(message["Message-ID"])
         summary = f"Sent '{subject}' to {to}."
-        return ExecutionResult(
-            step_id=request.step.id,
-            capability=request.step.capability,
-            success=True,
-            summary=summary,
-            data={"message_id": message_id, "to": to, "subject": subject},
-            latest_action=LatestAction(
-                created_at=datetime.now(UTC),
-                capability="email",
-                action="send",
-                summary=summary,
-                external_ids={"message_id": message_id},
-            ),
-        )
+        data = {"message_id": message_id, "to": to, "subject": subject}
+        return success(request, summary, data, ids={"message_id": message_id})
 
     def build_message(self, request: ExecuteRequest) -> EmailMessage:
         """The message a step sends; its `Message-ID` comes from the idempotency key."""
@@ -179,7 +165,3 @@ class EmailTool:
 def _is_name(text: str) -> bool:
     """A person's name rather than a (malformed) address: no '@' and no angle brackets."""
     return not any(ch in text for ch in "@<>") and any(ch.isalpha() for ch in text)
-
-
-def _not_found(step_id: str, message: str) -> StepResolution:
-    return StepResolution(step_id=step_id, status="not_found", message=message)

@@ -12,13 +12,12 @@ from memoir.models import (
     Candidate,
     ExecuteRequest,
     ExecutionResult,
-    LatestAction,
     ReminderDue,
     ResolveRequest,
     StepResolution,
 )
 from memoir.stores.reminders import Reminder, ReminderStore
-from memoir.tools.base import failure
+from memoir.tools.base import failure, not_found, success
 
 
 def local_time(moment: datetime, timezone: str) -> str:
@@ -46,17 +45,17 @@ class ReminderTool:
             pending = await self._store.list(request.user_id)
             ids = [r.reminder_id for r in pending]
             if not ids:
-                return _not_found(step_id, "You have no pending reminders.")
+                return not_found(step_id, "You have no pending reminders.")
             return StepResolution(step_id=step_id, status="resolved", args={"reminder_ids": ids})
         return await self._resolve_query(request, str(args.get("query", "")))
 
     async def _resolve_query(self, request: ResolveRequest, query: str) -> StepResolution:
         step_id = request.step.id
         if not query.strip():
-            return _not_found(step_id, "Which reminder? I need a few words of it.")
+            return not_found(step_id, "Which reminder? I need a few words of it.")
         matches = await self._store.find(request.user_id, query)
         if not matches:
-            return _not_found(step_id, f"I couldn't find a pending reminder matching '{query}'.")
+            return not_found(step_id, f"I couldn't find a pending reminder matching '{query}'.")
         if len(matches) == 1:
             return StepResolution(
                 step_id=step_id, status="resolved", args={"reminder_id": matches[0].reminder_id}
@@ -92,7 +91,7 @@ class ReminderTool:
         )
         await self._schedule(reminder.due())
         when = local_time(reminder.due_at, request.timezone)
-        return _success(
+        return success(
             request,
             f"I'll remind you to {reminder.text} on {when}.",
             {"reminder": _public(reminder)},
@@ -105,7 +104,7 @@ class ReminderTool:
         pending = await self._store.list(request.user_id)
         lines = [f"{r.text} — {local_time(r.due_at, request.timezone)}" for r in pending]
         summary = f"{len(pending)} pending reminder(s)" + "".join(f"\n• {line}" for line in lines)
-        return _success(
+        return success(
             request, summary, {"reminders": [_public(r) for r in pending]}, action="list"
         )
 
@@ -119,7 +118,7 @@ class ReminderTool:
             closed.append(done)
         verb = "Completed" if action == "complete" else "Deleted"
         texts = ", ".join(f"'{r.text}'" for r in closed)
-        return _success(
+        return success(
             request,
             f"{verb} {texts}.",
             {"reminders": [_public(r) for r in closed]},
@@ -145,11 +144,11 @@ def _resolve_create(step_id: str, args: dict[str, object]) -> StepResolution:
     text = str(args.get("text", "")).strip()
     due_raw = args.get("due_at")
     if not text or not due_raw:
-        return _not_found(step_id, "A reminder needs what to remind you of and when.")
+        return not_found(step_id, "A reminder needs what to remind you of and when.")
     try:
         due_at = datetime.fromisoformat(str(due_raw))
     except ValueError:
-        return _not_found(step_id, f"I couldn't read the time '{due_raw}'.")
+        return not_found(step_id, f"I couldn't read the time '{due_raw}'.")
     if due_at.tzinfo is None:
         due_at = due_at.replace(tzinfo=UTC)
     return StepResolution(
@@ -157,35 +156,5 @@ def _resolve_create(step_id: str, args: dict[str, object]) -> StepResolution:
     )
 
 
-def _not_found(step_id: str, message: str) -> StepResolution:
-    return StepResolution(step_id=step_id, status="not_found", message=message)
-
-
 def _public(reminder: Reminder) -> dict[str, object]:
     return reminder.model_dump(mode="json", include={"reminder_id", "text", "due_at", "status"})
-
-
-def _success(
-    request: ExecuteRequest,
-    summary: str,
-    data: dict[str, object],
-    *,
-    action: str,
-    when: str | None = None,
-    ids: dict[str, str] | None = None,
-) -> ExecutionResult:
-    return ExecutionResult(
-        step_id=request.step.id,
-        capability=request.step.capability,
-        success=True,
-        summary=summary,
-        data=data,
-        latest_action=LatestAction(
-            created_at=datetime.now(UTC),
-            capability="reminders",
-            action=action,
-            summary=summary.split("\n", 1)[0],
-            when=when,
-            external_ids=ids or {},
-        ),
-    )
