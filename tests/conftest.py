@@ -1,14 +1,18 @@
-"""Shared fixtures: one real Postgres per test session (embedded unless a URL is given)."""
+"""Shared fixtures: one real Postgres per test session (embedded unless a URL is given), and the
+real protocol peers the tools talk to: an SMTP sink and a Radicale CalDAV server."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 
 import pytest
 
+from memoir.caldav_server import CalDAVServer, free_port, start_caldav_server
 from memoir.db import Pool, migrate, open_pool
 from memoir.embedded_pg import start_embedded_postgres
+from memoir.mail_sink import MailSink
 from memoir.stores import Stores
 
 
@@ -41,3 +45,23 @@ async def pool(database_url: str) -> AsyncIterator[Pool]:
 def stores(pool: Pool) -> Stores:
     """Every store over the session pool."""
     return Stores.from_pool(pool)
+
+
+@pytest.fixture
+def mail_sink(tmp_path: Path) -> Iterator[MailSink]:
+    """A real aiosmtpd sink on a free port, storing into a temp folder (dedupes by Message-ID)."""
+    sink = MailSink(tmp_path / "mail", host="127.0.0.1", port=free_port()).start()
+    try:
+        yield sink
+    finally:
+        sink.stop()
+
+
+@pytest.fixture(scope="session")
+def caldav_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CalDAVServer]:
+    """A real Radicale on a free port for the session; each user gets a calendar of their own."""
+    server = start_caldav_server(tmp_path_factory.mktemp("caldav"), port=free_port())
+    try:
+        yield server
+    finally:
+        server.stop()

@@ -11,16 +11,15 @@ disambiguation question comes after the approval.
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 from temporalio.testing import WorkflowEnvironment
 
-from memoir.caldav_server import CalDAVServer, free_port, start_caldav_server
+from memoir.caldav_server import CalDAVServer
 from memoir.mail_sink import MailSink
 from memoir.models import ExecuteRequest, Plan, PlanStep
 from memoir.stores import Stores
@@ -31,33 +30,15 @@ from tests.api.support import ApiUser, answer, api_harness, finished_view, get_t
 
 
 @pytest.fixture
-def mail_sink(tmp_path: Path) -> Iterator[MailSink]:
-    sink = MailSink(tmp_path / "mail", host="127.0.0.1", port=free_port()).start()
-    try:
-        yield sink
-    finally:
-        sink.stop()
-
-
-@pytest.fixture(scope="module")
-def radicale(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CalDAVServer]:
-    server = start_caldav_server(tmp_path_factory.mktemp("caldav"), port=free_port())
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
-@pytest.fixture
 async def harness(
     temporal_env: WorkflowEnvironment,
     stores: Stores,
     database_url: str,
     mail_sink: MailSink,
-    radicale: CalDAVServer,
+    caldav_server: CalDAVServer,
 ) -> AsyncIterator[Harness]:
     """The API harness with email (the sink) and calendar (Radicale) connected."""
-    overrides = {"smtp_port": mail_sink.port, "caldav_url": radicale.url}
+    overrides = {"smtp_port": mail_sink.port, "caldav_url": caldav_server.url}
     async with api_harness(temporal_env, stores, database_url, **overrides) as harness:
         harness.user = await stores.users.set_capabilities(
             harness.user.user_id, ["reminders", "email", "calendar", "contacts"]

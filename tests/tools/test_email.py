@@ -4,6 +4,7 @@ from pathlib import Path
 
 import pytest
 
+from memoir.caldav_server import free_port
 from memoir.mail_sink import MailSink, list_messages, store
 from memoir.models import ExecuteRequest, PlanStep, ResolveRequest
 from memoir.settings import Settings
@@ -72,8 +73,6 @@ async def test_different_keys_are_different_messages(mail_sink: MailSink) -> Non
 
 
 async def test_unreachable_server_raises_so_the_activity_retries(tmp_path: Path) -> None:
-    from tests.tools.conftest import free_port
-
     tool = EmailTool(Settings(smtp_port=free_port(), smtp_timeout_seconds=2))
     with pytest.raises(Exception):  # noqa: B017 - any transport error: Temporal retries it
         await tool.execute(execute_request("k:s1", to="dan@example.com", subject="Hi", body="x"))

@@ -2,13 +2,13 @@
 and a crash after the CalDAV write (the retry rewrites the same event UID: one event)."""
 
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 
 import pytest
 from temporalio.testing import WorkflowEnvironment
 
-from memoir.caldav_server import CalDAVServer, free_port, start_caldav_server
+from memoir.caldav_server import CalDAVServer
 from memoir.models import (
     ExecuteRequest,
     ExecutionResult,
@@ -26,20 +26,11 @@ from temporal.harness import Harness, running_harness
 from tests.workflows.test_email_turns import CrashAfterSideEffect
 
 
-@pytest.fixture(scope="module")
-def radicale(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CalDAVServer]:
-    server = start_caldav_server(tmp_path_factory.mktemp("caldav"), port=free_port())
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
 @pytest.fixture
 async def cal_harness(
-    time_env: WorkflowEnvironment, stores: Stores, radicale: CalDAVServer
+    time_env: WorkflowEnvironment, stores: Stores, caldav_server: CalDAVServer
 ) -> AsyncIterator[Harness]:
-    async with running_harness(time_env, stores, caldav_url=radicale.url) as harness:
+    async with running_harness(time_env, stores, caldav_url=caldav_server.url) as harness:
         harness.user = await stores.users.set_capabilities(
             harness.user.user_id, ["reminders", "calendar"]
         )
@@ -189,9 +180,9 @@ async def test_move_the_meeting_with_bob_asks_which_and_moves_the_chosen(
 
 
 async def test_unconnected_calendar_is_blocked(
-    time_env: WorkflowEnvironment, stores: Stores, radicale: CalDAVServer
+    time_env: WorkflowEnvironment, stores: Stores, caldav_server: CalDAVServer
 ) -> None:
-    async with running_harness(time_env, stores, caldav_url=radicale.url) as harness:
+    async with running_harness(time_env, stores, caldav_url=caldav_server.url) as harness:
         harness.llm.script("Plan", _schedule_plan("Sync", _tomorrow_at(9)))
         routed = await harness.send("schedule a sync tomorrow at 9")
         result = await harness.result(routed.turn_id or "")
@@ -213,7 +204,7 @@ class CrashAfterCalDavWrite(CrashAfterSideEffect):
 
 
 async def test_crash_after_caldav_write_retries_with_the_same_uid_and_keeps_one_event(
-    time_env: WorkflowEnvironment, stores: Stores, radicale: CalDAVServer
+    time_env: WorkflowEnvironment, stores: Stores, caldav_server: CalDAVServer
 ) -> None:
     crash: list[CrashAfterCalDavWrite] = []
 
@@ -223,7 +214,7 @@ async def test_crash_after_caldav_write_retries_with_the_same_uid_and_keeps_one_
 
     start = _tomorrow_at(11)
     async with running_harness(
-        time_env, stores, wrap_tools=wrap, caldav_url=radicale.url
+        time_env, stores, wrap_tools=wrap, caldav_url=caldav_server.url
     ) as harness:
         harness.user = await stores.users.set_capabilities(
             harness.user.user_id, ["reminders", "calendar"]

@@ -6,8 +6,7 @@ key, and the receiving side keeps one copy (the sink dedupes by Message-ID, the 
 by its key).
 """
 
-from collections.abc import AsyncIterator, Iterator
-from pathlib import Path
+from collections.abc import AsyncIterator
 
 import pytest
 from temporalio.testing import WorkflowEnvironment
@@ -27,7 +26,6 @@ from memoir.tools import ToolRegistry
 from memoir.tools.email import message_id_for
 from temporal import scenarios as plans
 from temporal.harness import Harness, running_harness
-from tests.tools.conftest import free_port
 
 
 class CrashAfterSideEffect(ToolRegistry):
@@ -52,15 +50,6 @@ class CrashAfterSideEffect(ToolRegistry):
             if self.attempts == 1:
                 raise RuntimeError("worker killed after the side effect, before completing")
         return result
-
-
-@pytest.fixture
-def mail_sink(tmp_path: Path) -> Iterator[MailSink]:
-    sink = MailSink(tmp_path / "mail", host="127.0.0.1", port=free_port()).start()
-    try:
-        yield sink
-    finally:
-        sink.stop()
 
 
 async def _with_email(harness: Harness) -> Harness:
