@@ -97,9 +97,6 @@ class Harness:
         )
         return await submit_message(self.client, self.settings, message)
 
-    async def until(self, probe: Callable[[], Awaitable[Any]], what: str) -> Any:
-        return await until(probe, what)
-
     async def started(self, turn_id: str) -> None:
         async def exists() -> bool:
             try:
@@ -108,7 +105,7 @@ class Harness:
             except RPCError:
                 return False
 
-        await self.until(exists, f"turn {turn_id} to start")
+        await until(exists, f"turn {turn_id} to start")
 
     async def result(self, turn_id: str) -> TurnResult:
         """Wait (in real time) for the turn to close, then read its result.
@@ -122,7 +119,7 @@ class Harness:
         async def closed() -> bool:
             return (await handle.describe()).status is not WorkflowExecutionStatus.RUNNING
 
-        await self.until(closed, f"turn {turn_id} to finish")
+        await until(closed, f"turn {turn_id} to finish")
         return await handle.result()
 
     async def now(self) -> datetime:
@@ -148,7 +145,7 @@ class Harness:
                 result_type=HitlRequest | None,  # type: ignore[arg-type]
             )
 
-        return await self.until(asked, f"a question from {turn_id}")
+        return await until(asked, f"a question from {turn_id}")
 
     async def answer_inbox(self, request: HitlRequest, response: HumanResponse) -> None:
         answer = HitlAnswer(hitl_id=request.hitl_id, response=response, source=AnswerSource.INBOX)

@@ -3,7 +3,7 @@
 from typing import Any
 
 from temporalio.client import Client, WithStartWorkflowOperation
-from temporalio.common import SearchAttributePair, TypedSearchAttributes, WorkflowIDConflictPolicy
+from temporalio.common import WorkflowIDConflictPolicy
 
 from memoir.models import IncomingMessage, RouteResult, ThreadInput, names
 from memoir.models import search_attributes as sa
@@ -28,13 +28,7 @@ async def submit_message(
         id=names.thread_workflow_id(message.user_id, message.thread_id),
         id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
         task_queue=settings.task_queue,
-        search_attributes=TypedSearchAttributes(
-            [
-                SearchAttributePair(sa.USER_ID, message.user_id),
-                SearchAttributePair(sa.THREAD_ID, message.thread_id),
-                SearchAttributePair(sa.CHANNEL, message.channel.value),
-            ]
-        ),
+        search_attributes=sa.for_message(message),
         static_summary=f"{message.channel.value} thread {message.thread_id}",
     )
     return await client.execute_update_with_start_workflow(

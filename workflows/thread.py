@@ -4,7 +4,7 @@ import contextlib
 from datetime import timedelta
 
 from temporalio import workflow
-from temporalio.common import SearchAttributePair, TypedSearchAttributes, WorkflowIDReusePolicy
+from temporalio.common import WorkflowIDReusePolicy
 from temporalio.exceptions import ChildWorkflowError, WorkflowAlreadyStartedError
 from temporalio.workflow import ParentClosePolicy
 
@@ -153,14 +153,7 @@ class ThreadWorkflow:
                 result_type=TurnResult,
                 id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
                 parent_close_policy=ParentClosePolicy.ABANDON,
-                search_attributes=TypedSearchAttributes(
-                    [
-                        SearchAttributePair(sa.USER_ID, message.user_id),
-                        SearchAttributePair(sa.THREAD_ID, message.thread_id),
-                        SearchAttributePair(sa.CHANNEL, message.channel.value),
-                        SearchAttributePair(sa.AWAITING_HUMAN, False),
-                    ]
-                ),
+                search_attributes=sa.for_message(message, awaiting_human=False),
                 static_summary=f"{message.channel.value}: {_headline(message)}",
             )
         except WorkflowAlreadyStartedError:

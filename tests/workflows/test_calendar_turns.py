@@ -22,7 +22,7 @@ from memoir.models.hitl import ActionRequest
 from memoir.stores import Stores
 from memoir.tools import ToolRegistry
 from memoir.tools.calendar import CalendarTool, event_uid
-from temporal.harness import Harness, running_harness
+from temporal.harness import Harness, running_harness, until
 from tests.workflows.test_email_turns import CrashAfterSideEffect
 
 
@@ -166,7 +166,7 @@ async def test_move_the_meeting_with_bob_asks_which_and_moves_the_chosen(
         pending = await harness.pending(routed.turn_id or "")
         return pending if pending.kind == "disambiguation" else None
 
-    question = await harness.until(disambiguation, "the disambiguation question")
+    question = await until(disambiguation, "the disambiguation question")
     assert [o.id for o in question.options] == [first, second]
     assert all(o.label.startswith("Meeting with Bob — ") for o in question.options)
     answered = await harness.send("2")

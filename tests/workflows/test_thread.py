@@ -6,7 +6,7 @@ from temporalio.client import WorkflowExecutionStatus
 
 from memoir.models import RouteStatus, names
 from temporal import scenarios as plans
-from temporal.harness import Harness
+from temporal.harness import Harness, until
 
 
 async def test_duplicate_message_returns_the_same_turn_and_executes_once(harness: Harness) -> None:
@@ -79,7 +79,7 @@ async def test_thread_continues_as_new_and_still_knows_old_messages(
         info = (await handle.describe()).raw_description.workflow_execution_info
         return info.first_run_id != info.execution.run_id
 
-    await harness.until(continued, "the thread to continue as new")
+    await until(continued, "the thread to continue as new")
     again = await harness.send("hello", message_id="can-1")
     assert again.status is RouteStatus.DUPLICATE
     assert again.turn_id == first.turn_id
