@@ -20,7 +20,7 @@ from memoir.models import ActionRequest, Classification, EmailMessage, HumanResp
 from memoir.models import search_attributes as sa
 from memoir.stores import Stores
 from temporal import scenarios as plans
-from temporal.devserver import temporal_cli
+from temporal.devserver import dev_server_tuning, temporal_cli
 from temporal.harness import Harness, running_harness
 from workflows import ALL_WORKFLOWS
 
@@ -117,6 +117,7 @@ async def record_histories(directory: Path, *, say: Callable[[str], None] = prin
         data_converter=pydantic_data_converter,
         dev_server_existing_path=temporal_cli(),
         search_attributes=list(sa.ALL),
+        dev_server_extra_args=dev_server_tuning(sqlite_file=False),
     )
     written: list[Path] = []
     index: dict[str, str] = {}

@@ -24,6 +24,7 @@ from api.app import create_app
 from memoir.models import search_attributes as sa
 from memoir.settings import Settings
 from memoir.stores import Stores
+from temporal.devserver import dev_server_tuning
 from temporal.harness import Harness
 from tests.api.support import ApiUser, api_harness, api_user, collect_garbage, http_client
 
@@ -50,6 +51,7 @@ async def temporal_env() -> AsyncIterator[WorkflowEnvironment]:
         data_converter=pydantic_data_converter,
         dev_server_existing_path=str(Path(sys.executable).parent / "temporal"),
         search_attributes=list(sa.ALL),
+        dev_server_extra_args=dev_server_tuning(sqlite_file=False),
     )
     try:
         yield env
