@@ -12,7 +12,8 @@ from psycopg_pool import AsyncConnectionPool
 
 _log = logging.getLogger(__name__)
 
-Pool: TypeAlias = AsyncConnectionPool[AsyncConnection[DictRow]]
+Connection: TypeAlias = AsyncConnection[DictRow]
+Pool: TypeAlias = AsyncConnectionPool[Connection]
 
 # Key of the session advisory lock that serialises migrations across processes.
 MIGRATION_LOCK_KEY = 7_263_411_015_001

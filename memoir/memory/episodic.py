@@ -422,8 +422,7 @@ async def _merge(
             "replaces": old.memory_id,
         },
     )
-    new = await memories.add(merged, embedding)
-    await memories.delete(user_id, old.memory_id)
+    new = await memories.replace(old, merged, embedding)
     log.emit(
         EPISODIC_MERGE,
         memory_id=new.memory_id,

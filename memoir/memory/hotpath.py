@@ -368,15 +368,7 @@ async def _merge(
             last_verified_at=now,
             metadata={**old.metadata, "replaces": old.memory_id},
         )
-        if old.key is not None and old.key == key:
-            await memories.update(old.user_id, old.memory_id, key=None)  # free the key
-        try:
-            new = await memories.add(merged, embedding)
-        except Exception:
-            if old.key is not None and old.key == key:
-                await memories.update(old.user_id, old.memory_id, key=old.key)
-            raise
-        await memories.delete(old.user_id, old.memory_id)
+        new = await memories.replace(old, merged, embedding)  # one step: old out, new in
         replaced = old
     log.emit(
         MEMORY_UPDATE,

@@ -1,13 +1,24 @@
 """Semantic and episodic memories (seeds 001, 003): rows in `memories`, vectors in a VectorStore.
 
-A row is written before its vector (pgvector's `memory_vectors` references it) and deleted
-before it (Pinecone has no cascade, so the store deletes the vector itself). A search whose
-vector outlived its row skips it. Every change of a summary comes with its new embedding.
+A memory is never listed without a vector that finds it:
+
+- pgvector (`TransactionalVectorStore`): the row and its vector are written, re-embedded and
+  deleted in one transaction, so they commit or roll back together (a failure or a cancelled
+  task in between leaves neither).
+- Pinecone (any other store): the row is written with its embedding in `vector_pending`, in the
+  same transaction; the upsert follows the commit and clears the mark. An upsert that fails
+  leaves the mark, and the vector is written again before the user's next search (or by
+  `retry_pending`). Deletes remove the row first; a vector that outlives its row is skipped by
+  searches, which also delete it.
+
+Every change of a summary comes with its new embedding.
 """
 
 from __future__ import annotations
 
 import builtins
+import logging
+import math
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, date, datetime
@@ -17,12 +28,16 @@ from typing import Any, Protocol, runtime_checkable
 from psycopg import errors
 from psycopg.types.json import Jsonb
 
-from memoir.db import Pool
+from memoir.db import Connection, Pool
 from memoir.memory.models import Memory, MemoryKind
 from memoir.stores._common import require_aware, user_must_exist
-from memoir.vectors.base import Filter, VectorStore
+from memoir.vectors.base import Filter, TransactionalVectorStore, VectorStore
+
+_log = logging.getLogger(__name__)
 
 MEMORY_ID_PREFIX = "mem_"
+PENDING_BATCH = 100  # marked rows written per retry, oldest first
+VectorItem = tuple[str, list[float], dict[str, Any]]
 
 
 class _Unset(Enum):
@@ -103,6 +118,19 @@ def vector_metadata(memory: Memory) -> dict[str, Any]:
     return meta
 
 
+def _finite(embedding: Sequence[float]) -> builtins.list[float]:
+    """The embedding as floats; ValueError unless every value is a finite number."""
+    values = [float(x) for x in embedding]
+    if not all(math.isfinite(x) for x in values):
+        raise ValueError("embedding values must be finite numbers")
+    return values
+
+
+def _item(memory: Memory, vector: builtins.list[float]) -> VectorItem:
+    """The (id, vector, metadata) a vector store holds for this memory."""
+    return (memory.memory_id, vector, vector_metadata(memory))
+
+
 def _unique(ids: Iterable[str]) -> builtins.list[str]:
     return list(dict.fromkeys(i for i in ids if i))
 
@@ -145,6 +173,10 @@ class MemoryStore:
         self.pool = pool
         self.vectors = vectors
 
+    def _in_database(self) -> TransactionalVectorStore | None:
+        """The vector store when its writes can join our transactions (pgvector), else None."""
+        return self.vectors if isinstance(self.vectors, TransactionalVectorStore) else None
+
     async def add(self, memory: Memory, embedding: Sequence[float]) -> Memory:
         """Store a memory and its vector; a retry with the same memory_id returns the stored one.
 
@@ -153,59 +185,174 @@ class MemoryStore:
         """
         require_aware(memory.created_at, "created_at")
         require_aware(memory.updated_at, "updated_at")
+        vector = _finite(embedding)
         try:
-            async with self.pool.connection() as conn, user_must_exist(memory.user_id):
-                cur = await conn.execute(
-                    "INSERT INTO memories (memory_id, user_id, kind, category, summary,"
-                    " importance, key, pinned, source_message_ids, created_at, updated_at,"
-                    " last_accessed, last_verified_at, date_iso, week, year, metadata)"
-                    " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
-                    " ON CONFLICT (memory_id) DO NOTHING RETURNING *",
-                    (
-                        memory.memory_id,
-                        memory.user_id,
-                        memory.kind.value,
-                        memory.category,
-                        memory.summary,
-                        memory.importance,
-                        memory.key,
-                        memory.pinned,
-                        _unique(memory.source_message_ids),
-                        memory.created_at,
-                        memory.updated_at,
-                        memory.last_accessed,
-                        memory.last_verified_at,
-                        memory.date_iso,
-                        memory.week,
-                        memory.year,
-                        Jsonb(memory.metadata),
-                    ),
-                )
-                row = await cur.fetchone()
+            async with (
+                self.pool.connection() as conn,
+                conn.transaction(),
+                user_must_exist(memory.user_id),
+            ):
+                stored = await self._insert_or_existing(conn, memory)
+                await self._stage_vector(conn, stored, vector)
         except errors.UniqueViolation as exc:
             raise _duplicate_key(memory.key) from exc
-        if row is None:  # a retry: the row exists; make sure its vector does too
-            existing = await self.get(memory.user_id, memory.memory_id)
-            if existing is None:
-                raise ValueError(f"memory_id {memory.memory_id!r} belongs to another user")
-            await self._write_vector(existing, embedding)
-            return existing
-        stored = _memory(row)
-        try:
-            await self._write_vector(stored, embedding)
-        except Exception:
-            async with self.pool.connection() as conn:  # no row without its vector
-                await conn.execute(
-                    "DELETE FROM memories WHERE user_id = %s AND memory_id = %s",
-                    (stored.user_id, stored.memory_id),
-                )
-            raise
+        await self._flush_vector(stored, vector)
         return stored
 
-    async def _write_vector(self, memory: Memory, embedding: Sequence[float]) -> None:
-        await self.vectors.upsert(
-            memory.user_id, [(memory.memory_id, embedding, vector_metadata(memory))]
+    async def replace(self, old: Memory, new: Memory, embedding: Sequence[float]) -> Memory:
+        """Put `new` (with its vector) in place of `old` in one step: a merge that recreates.
+
+        Nothing changes when it fails; `new` may take `old`'s key. A retry returns the stored
+        `new`. Raises `DuplicateMemoryKeyError` when another memory of the user has new's key.
+        """
+        if old.user_id != new.user_id:
+            raise ValueError("a memory can only replace a memory of the same user")
+        require_aware(new.created_at, "created_at")
+        require_aware(new.updated_at, "updated_at")
+        vector, in_db = _finite(embedding), self._in_database()
+        try:
+            async with (
+                self.pool.connection() as conn,
+                conn.transaction(),
+                user_must_exist(new.user_id),
+            ):
+                if in_db is not None:
+                    await in_db.delete_in(conn, old.user_id, [old.memory_id])
+                await conn.execute(
+                    "DELETE FROM memories WHERE user_id = %s AND memory_id = %s",
+                    (old.user_id, old.memory_id),
+                )
+                stored = await self._insert_or_existing(conn, new)
+                await self._stage_vector(conn, stored, vector)
+        except errors.UniqueViolation as exc:
+            raise _duplicate_key(new.key) from exc
+        await self._flush_vector(stored, vector)
+        if in_db is None:
+            await self._forget_vectors(old.user_id, [old.memory_id])
+        return stored
+
+    async def _insert_or_existing(self, conn: Connection, memory: Memory) -> Memory:
+        """Insert the row; on a retry (the id exists) the stored row, locked for this change."""
+        cur = await conn.execute(
+            "INSERT INTO memories (memory_id, user_id, kind, category, summary,"
+            " importance, key, pinned, source_message_ids, created_at, updated_at,"
+            " last_accessed, last_verified_at, date_iso, week, year, metadata)"
+            " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
+            " ON CONFLICT (memory_id) DO NOTHING RETURNING *",
+            (
+                memory.memory_id,
+                memory.user_id,
+                memory.kind.value,
+                memory.category,
+                memory.summary,
+                memory.importance,
+                memory.key,
+                memory.pinned,
+                _unique(memory.source_message_ids),
+                memory.created_at,
+                memory.updated_at,
+                memory.last_accessed,
+                memory.last_verified_at,
+                memory.date_iso,
+                memory.week,
+                memory.year,
+                Jsonb(memory.metadata),
+            ),
         )
+        row = await cur.fetchone()
+        if row is None:
+            cur = await conn.execute(
+                "SELECT * FROM memories WHERE user_id = %s AND memory_id = %s FOR UPDATE",
+                (memory.user_id, memory.memory_id),
+            )
+            row = await cur.fetchone()
+        if row is None:
+            raise ValueError(f"memory_id {memory.memory_id!r} belongs to another user")
+        return _memory(row)
+
+    async def _stage_vector(
+        self, conn: Connection, memory: Memory, vector: builtins.list[float]
+    ) -> None:
+        """In the row's transaction: write the vector (pgvector), or mark the row pending."""
+        in_db = self._in_database()
+        if in_db is not None:
+            await in_db.upsert_in(conn, memory.user_id, [_item(memory, vector)])
+            return
+        await conn.execute(
+            "UPDATE memories SET vector_pending = %s::real[] WHERE user_id = %s AND memory_id = %s",
+            (vector, memory.user_id, memory.memory_id),
+        )
+
+    async def _flush_vector(self, memory: Memory, vector: builtins.list[float]) -> None:
+        """After the commit, for an external store: upsert the vector and clear the mark.
+
+        A failure is logged and leaves the mark: the vector is retried before the next search.
+        """
+        if self._in_database() is not None:
+            return
+        try:
+            await self.vectors.upsert(memory.user_id, [_item(memory, vector)])
+        except Exception:
+            _log.warning(
+                "vector of memory %s not written yet; it stays vector_pending and is retried",
+                memory.memory_id,
+                exc_info=True,
+            )
+            return
+        await self._clear_pending(memory.user_id, memory.memory_id, vector)
+
+    async def _clear_pending(
+        self, user_id: str, memory_id: str, vector: builtins.list[float]
+    ) -> None:
+        """Clear the mark if it still holds `vector` (a newer embedding keeps its own mark)."""
+        async with self.pool.connection() as conn:
+            await conn.execute(
+                "UPDATE memories SET vector_pending = NULL WHERE user_id = %s"
+                " AND memory_id = %s AND vector_pending = %s::real[]",
+                (user_id, memory_id, vector),
+            )
+
+    async def _forget_vectors(self, user_id: str, ids: builtins.list[str]) -> None:
+        """Delete vectors whose rows are gone from an external store; a failure is logged (a
+        search skips such a vector, and deletes it when it meets it)."""
+        try:
+            await self.vectors.delete(user_id, ids)
+        except Exception:
+            _log.warning("vectors %s outlive their memories for now", ids, exc_info=True)
+
+    async def pending_ids(self, user_id: str) -> builtins.list[str]:
+        """Ids of the user's memories whose vector is not written yet (external stores only)."""
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(
+                "SELECT memory_id FROM memories WHERE user_id = %s"
+                " AND vector_pending IS NOT NULL ORDER BY updated_at, memory_id",
+                (user_id,),
+            )
+            return [row["memory_id"] for row in await cur.fetchall()]
+
+    async def retry_pending(self, user_id: str) -> int:
+        """Write the user's pending vectors (oldest first, up to `PENDING_BATCH`); how many now
+        written. A failure is logged and leaves them pending."""
+        if self._in_database() is not None:
+            return 0
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(
+                "SELECT * FROM memories WHERE user_id = %s AND vector_pending IS NOT NULL"
+                " ORDER BY updated_at, memory_id LIMIT %s",
+                (user_id, PENDING_BATCH),
+            )
+            rows = await cur.fetchall()
+        items = [_item(_memory(r), [float(x) for x in r["vector_pending"]]) for r in rows]
+        if not items:
+            return 0
+        try:
+            await self.vectors.upsert(user_id, items)
+        except Exception:
+            _log.warning("%d pending vectors of user %s still not written", len(items), user_id)
+            return 0
+        for memory_id, vector, _meta in items:
+            await self._clear_pending(user_id, memory_id, vector)
+        return len(items)
 
     async def get(self, user_id: str, memory_id: str) -> Memory | None:
         """One memory of this user, or None."""
@@ -232,8 +379,9 @@ class MemoryStore:
         """Change a memory in place (None: unchanged; `key=None` clears it); None if unknown.
 
         `source_message_ids` are appended (deduplicated, order kept). A new `summary` needs its
-        `embedding`; a given embedding re-writes the vector. `updated_at` becomes now.
-        Raises `DuplicateMemoryKeyError` when another memory of the user has the new key.
+        `embedding`; a given embedding re-writes the vector, with the row (see the module).
+        `updated_at` becomes now. Raises `DuplicateMemoryKeyError` when another memory of the
+        user has the new key.
         """
         if summary is not None and embedding is None:
             raise ValueError("a new summary needs its new embedding (re-embed on every change)")
@@ -241,6 +389,7 @@ class MemoryStore:
             raise ValueError(f"importance must be between 0 and 1, got {importance}")
         if last_verified_at is not None:
             require_aware(last_verified_at, "last_verified_at")
+        vector = _finite(embedding) if embedding is not None else None
         try:
             async with self.pool.connection() as conn, conn.transaction():
                 cur = await conn.execute(
@@ -270,23 +419,29 @@ class MemoryStore:
                     ),
                 )
                 row = await cur.fetchone()
+                assert row is not None
+                updated = _memory(row)
+                if vector is not None:
+                    await self._stage_vector(conn, updated, vector)
         except errors.UniqueViolation as exc:
             raise _duplicate_key(None if isinstance(key, _Unset) else key) from exc
-        assert row is not None
-        updated = _memory(row)
-        if embedding is not None:
-            await self._write_vector(updated, embedding)
+        if vector is not None:
+            await self._flush_vector(updated, vector)
         return updated
 
     async def delete(self, user_id: str, memory_id: str) -> bool:
         """Delete the memory's row and its vector; False when the user has no such memory."""
-        async with self.pool.connection() as conn:
+        in_db = self._in_database()
+        async with self.pool.connection() as conn, conn.transaction():
+            if in_db is not None:
+                await in_db.delete_in(conn, user_id, [memory_id])
             cur = await conn.execute(
                 "DELETE FROM memories WHERE user_id = %s AND memory_id = %s",
                 (user_id, memory_id),
             )
             existed = cur.rowcount > 0
-        await self.vectors.delete(user_id, [memory_id])
+        if in_db is None:
+            await self._forget_vectors(user_id, [memory_id])
         return existed
 
     async def list(
@@ -320,7 +475,14 @@ class MemoryStore:
         top_k: int,
         filter: Filter | None = None,
     ) -> builtins.list[tuple[Memory, float]]:
-        """The user's memories nearest to `embedding`, best first, with their cosine similarity."""
+        """The user's memories nearest to `embedding`, best first, with their cosine similarity.
+
+        With an external store, pending vectors are written first and vectors without a row
+        are deleted.
+        """
+        external = self._in_database() is None
+        if external:
+            await self.retry_pending(user_id)
         query_filter: Filter = dict(filter or {})
         if kind is not None:
             query_filter["kind"] = kind.value
@@ -335,6 +497,9 @@ class MemoryStore:
                 (user_id, [h.id for h in hits]),
             )
             rows = {r["memory_id"]: _memory(r) for r in await cur.fetchall()}
+        orphans = [h.id for h in hits if h.id not in rows]
+        if external and orphans:
+            await self._forget_vectors(user_id, orphans)
         return [(rows[h.id], h.score) for h in hits if h.id in rows]
 
     async def recent(
@@ -373,24 +538,31 @@ class MemoryStore:
             return cur.rowcount
 
     async def set_pinned(self, user_id: str, memory_id: str, pinned: bool) -> Memory | None:
-        """Pin or unpin a memory (row and vector metadata); None if unknown."""
-        async with self.pool.connection() as conn:
+        """Pin or unpin a memory, row and vector metadata together; None if unknown."""
+        in_db = self._in_database()
+        async with self.pool.connection() as conn, conn.transaction():
             cur = await conn.execute(
                 "UPDATE memories SET pinned = %s, updated_at = now()"
                 " WHERE user_id = %s AND memory_id = %s RETURNING *",
                 (pinned, user_id, memory_id),
             )
             row = await cur.fetchone()
-        if row is None:
-            return None
-        if isinstance(self.vectors, MetadataUpdatable):
-            await self.vectors.update_metadata(user_id, memory_id, {"pinned": pinned})
+            if row is None:
+                return None
+            if in_db is not None:
+                await in_db.update_metadata_in(conn, user_id, memory_id, {"pinned": pinned})
+            elif isinstance(self.vectors, MetadataUpdatable):  # before the commit: all or none
+                await self.vectors.update_metadata(user_id, memory_id, {"pinned": pinned})
         return _memory(row)
 
     async def delete_user(self, user_id: str) -> int:
         """Delete every memory of the user, rows and vectors; returns how many rows."""
-        async with self.pool.connection() as conn:
+        in_db = self._in_database()
+        async with self.pool.connection() as conn, conn.transaction():
+            if in_db is not None:
+                await in_db.delete_user_in(conn, user_id)
             cur = await conn.execute("DELETE FROM memories WHERE user_id = %s", (user_id,))
             count = cur.rowcount
-        await self.vectors.delete_user(user_id)
+        if in_db is None:
+            await self.vectors.delete_user(user_id)
         return count

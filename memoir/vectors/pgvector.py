@@ -1,7 +1,9 @@
 """The pgvector backend: `memory_vectors` (HNSW, cosine) in Memoir's own Postgres.
 
 Every statement is scoped by `user_id`. A vector belongs to a `memories` row (foreign key), so
-`upsert` needs that row first; metadata keys the caller leaves out are taken from it.
+`upsert` needs that row first; metadata keys the caller leaves out are taken from it. Each write
+has an `…_in(conn, …)` form that joins the caller's transaction (`TransactionalVectorStore`):
+`MemoryStore` writes a memory's row and its vector in one transaction.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from typing import Any
 
 from psycopg import sql
 
-from memoir.db import Pool
+from memoir.db import Connection, Pool
 from memoir.memory.models import VectorHit
 from memoir.vectors.base import Filter
 
@@ -160,15 +162,24 @@ class PgVectorStore:
         """Insert or replace (id, vector, metadata); raises `MissingMemoryError` without a row."""
         if not items:
             return
-        statements = [self._upsert_statement(user_id, *item) for item in items]
         async with self.pool.connection() as conn, conn.transaction():
-            for (memory_id, _vector, _meta), (query, params) in zip(items, statements, strict=True):
-                cur = await conn.execute(query, params)
-                if cur.rowcount != 1:
-                    raise MissingMemoryError(
-                        f"no memory {memory_id!r} of user {user_id!r}: "
-                        "add the memories row before its vector"
-                    )
+            await self.upsert_in(conn, user_id, items)
+
+    async def upsert_in(
+        self,
+        conn: Connection,
+        user_id: str,
+        items: Sequence[tuple[str, Sequence[float], dict[str, Any]]],
+    ) -> None:
+        """`upsert` on `conn`, inside the caller's transaction (with the memories rows)."""
+        statements = [self._upsert_statement(user_id, *item) for item in items]
+        for (memory_id, _vector, _meta), (query, params) in zip(items, statements, strict=True):
+            cur = await conn.execute(query, params)
+            if cur.rowcount != 1:
+                raise MissingMemoryError(
+                    f"no memory {memory_id!r} of user {user_id!r}: "
+                    "add the memories row before its vector"
+                )
 
     def _upsert_statement(
         self, user_id: str, memory_id: str, vector: Sequence[float], metadata: Mapping[str, Any]
@@ -231,6 +242,13 @@ class PgVectorStore:
 
     async def update_metadata(self, user_id: str, memory_id: str, metadata: dict[str, Any]) -> None:
         """Set these filterable metadata keys on one vector, leaving its embedding as it is."""
+        async with self.pool.connection() as conn:
+            await self.update_metadata_in(conn, user_id, memory_id, metadata)
+
+    async def update_metadata_in(
+        self, conn: Connection, user_id: str, memory_id: str, metadata: dict[str, Any]
+    ) -> None:
+        """`update_metadata` on `conn` (inside the caller's transaction, if any)."""
         unknown = set(metadata) - set(FILTER_COLUMNS)
         if unknown:
             raise ValueError(f"not filterable metadata: {sorted(unknown)}")
@@ -243,20 +261,27 @@ class PgVectorStore:
         query = sql.SQL(
             "UPDATE memory_vectors SET {} WHERE user_id = %s AND memory_id = %s"
         ).format(assignments)
-        async with self.pool.connection() as conn:
-            await conn.execute(query, [*params, user_id, memory_id])
+        await conn.execute(query, [*params, user_id, memory_id])
 
     async def delete(self, user_id: str, ids: Sequence[str]) -> None:
         """Remove these ids of this user (missing ids are not an error)."""
+        async with self.pool.connection() as conn:
+            await self.delete_in(conn, user_id, ids)
+
+    async def delete_in(self, conn: Connection, user_id: str, ids: Sequence[str]) -> None:
+        """`delete` on `conn` (inside the caller's transaction, if any)."""
         if not ids:
             return
-        async with self.pool.connection() as conn:
-            await conn.execute(
-                "DELETE FROM memory_vectors WHERE user_id = %s AND memory_id = ANY(%s)",
-                (user_id, list(ids)),
-            )
+        await conn.execute(
+            "DELETE FROM memory_vectors WHERE user_id = %s AND memory_id = ANY(%s)",
+            (user_id, list(ids)),
+        )
 
     async def delete_user(self, user_id: str) -> None:
         """Remove every vector of this user."""
         async with self.pool.connection() as conn:
-            await conn.execute("DELETE FROM memory_vectors WHERE user_id = %s", (user_id,))
+            await self.delete_user_in(conn, user_id)
+
+    async def delete_user_in(self, conn: Connection, user_id: str) -> None:
+        """`delete_user` on `conn` (inside the caller's transaction, if any)."""
+        await conn.execute("DELETE FROM memory_vectors WHERE user_id = %s", (user_id,))

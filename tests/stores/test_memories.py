@@ -221,6 +221,29 @@ async def test_delete_removes_the_row_and_the_vector(
     assert await memories.delete(user.user_id, memory.memory_id) is False
 
 
+async def test_replace_swaps_the_old_memory_for_the_new_one_with_its_key(
+    memories: MemoryStore, user: UserProfile
+) -> None:
+    old = await memories.add(_memory(user, key="profile:pet:luna:age"), AXIS0)
+    new = await memories.replace(
+        old, _memory(user, "My dog Luna is 4", key="profile:pet:luna:age"), toward(90)
+    )
+    assert await memories.list(user.user_id) == [new]
+    assert await memories.by_key(user.user_id, "profile:pet:luna:age") == new
+    hits = await memories.vectors.query(user.user_id, AXIS0, top_k=10)
+    assert [h.id for h in hits] == [new.memory_id]
+
+
+async def test_replace_retried_returns_the_stored_new_memory(
+    memories: MemoryStore, user: UserProfile
+) -> None:
+    old = await memories.add(_memory(user), AXIS0)
+    new = _memory(user, "My dog Luna is 4")
+    first = await memories.replace(old, new, toward(90))
+    assert await memories.replace(old, new, toward(90)) == first
+    assert await memories.list(user.user_id) == [first]
+
+
 async def test_by_key_finds_the_memory_of_this_user_only(
     memories: MemoryStore, user: UserProfile, stores: Stores
 ) -> None:
