@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test dev install lint typecheck histories replay bench-memory clean
+.PHONY: demo test dev install lint typecheck histories replay bench-memory eval-recall clean
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -43,6 +43,10 @@ replay: $(STAMP)
 # Memory retrieval: PgVectorStore latency and HNSW recall@10 at 10k and 100k vectors (a few minutes).
 bench-memory: $(STAMP)
 	$(BIN)/python bench/memory_bench.py
+
+# Evidence recall@k of the memory path on the bundled long conversations, against a naive baseline.
+eval-recall: $(STAMP)
+	$(BIN)/memoir eval recall memoir/data/recall_eval
 
 clean:
 	rm -rf $(VENV) .memoir .pytest_cache .mypy_cache .ruff_cache

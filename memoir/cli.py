@@ -10,19 +10,24 @@ import json
 import logging
 import os
 import tempfile
-from collections.abc import Callable, Coroutine
+from collections.abc import AsyncIterator, Callable, Coroutine
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import httpx
 import typer
 from rich.console import Console
-from rich.table import Table
+from rich.table import Column, Table
 
 from memoir.settings import Settings, get_settings
 
 if TYPE_CHECKING:
+    from memoir.memory.engine import MemoryEngine
     from memoir.memory.evaluation import EvalReport, Scenario, ScenarioResult
+    from memoir.memory.recall_eval import Conversation, RecallReport, TurnStages
+    from memoir.models import UserProfile
+    from memoir.stores import Stores
 
 app = typer.Typer(help="Memoir: a durable assistant runtime on Temporal.", no_args_is_help=True)
 users_app = typer.Typer(help="Manage users and their bearer tokens.", no_args_is_help=True)
@@ -488,13 +493,34 @@ async def _eval_memory(
 ) -> "EvalReport":
     """The eval on an embedded Postgres in a temp dir, with the configured LLM and the local
     embedder."""
+    from memoir.memory.evaluation import run_memory_eval
+
+    async with _eval_bed(settings) as bed:
+        return await run_memory_eval(bed.engine, scenarios, bed.new_user, on_scenario)
+
+
+@dataclass(frozen=True)
+class _EvalBed:
+    """What an eval runs on: a memory engine over fresh stores, the LLM, a way to make users."""
+
+    engine: "MemoryEngine"
+    stores: "Stores"
+    llm: Any
+
+    async def new_user(self, name: str, timezone: str) -> "UserProfile":
+        profile, _token = await self.stores.users.create_user(name, timezone=timezone)
+        return profile
+
+
+@contextlib.asynccontextmanager
+async def _eval_bed(settings: Settings) -> AsyncIterator[_EvalBed]:
+    """A throwaway embedded Postgres in a temp dir, migrated; the memory engine on it with the
+    configured LLM and the local embedder."""
     from memoir.db import migrate, open_pool
     from memoir.embedded_pg import start_embedded_postgres
     from memoir.embeddings import get_local_embedder
     from memoir.llm import get_chat_model
     from memoir.memory.engine import MemoryEngine
-    from memoir.memory.evaluation import run_memory_eval
-    from memoir.models import UserProfile
     from memoir.stores import Stores
 
     llm = get_chat_model(settings)
@@ -506,19 +532,9 @@ async def _eval_memory(
                 await migrate(pool)
                 stores = Stores.from_pool(pool)
                 engine = MemoryEngine(
-                    settings,
-                    llm,
-                    get_local_embedder(),
-                    stores.memories,
-                    stores.user_context,
-                    pool,
+                    settings, llm, get_local_embedder(), stores.memories, stores.user_context, pool
                 )
-
-                async def new_user(name: str, timezone: str) -> UserProfile:
-                    profile, _token = await stores.users.create_user(name, timezone=timezone)
-                    return profile
-
-                return await run_memory_eval(engine, scenarios, new_user, on_scenario)
+                yield _EvalBed(engine, stores, llm)
             finally:
                 await pool.close()
         finally:
@@ -543,6 +559,197 @@ def _eval_table(report: "EvalReport") -> Table:
             "\n".join(result.failures()),
         )
     return table
+
+
+@eval_app.command("recall")
+def eval_recall(
+    path: Annotated[
+        Path,
+        typer.Argument(
+            metavar="FILE_OR_DIR", help="Conversations: a JSON file (a list, or one) or a folder."
+        ),
+    ],
+    k: Annotated[str, typer.Option("--k", help="The cut-offs, comma-separated.")] = "5,10,25",
+    as_json: Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")] = False,
+    limit_conversations: Annotated[
+        int | None, typer.Option(min=1, help="Only the first N conversations.")
+    ] = None,
+) -> None:
+    """Long conversations through the memory path, each question through memory_context:
+    evidence recall_any@k / recall_all@k per category, Memoir against a naive baseline (raw
+    turns, MiniLM, cosine), and ingest / query latency."""
+    from memoir.memory.recall_eval import RecallDataError, load_conversations, parse_ks
+
+    try:
+        ks = parse_ks(k)
+    except ValueError as error:
+        raise typer.BadParameter(str(error), param_hint="--k") from None
+    try:
+        conversations = load_conversations(path)[:limit_conversations]
+    except RecallDataError as error:
+        Console(stderr=True).print(str(error), style="red", markup=False, highlight=False)
+        raise typer.Exit(1) from None
+    say = Console(stderr=True) if as_json else console
+    turns = sum(len(c.turns) for c in conversations)
+    say.print(
+        f"recall eval: {len(conversations)} conversations, {turns} turns, "
+        f"{sum(len(c.qa) for c in conversations)} questions, k={','.join(map(str, ks))}, "
+        f"LLM {get_settings().llm_provider}"
+    )
+    report: RecallReport = _run(_eval_recall(get_settings(), conversations, ks, say))
+    if as_json:
+        print(json.dumps(report.to_dict(), indent=2))
+        return
+    console.print(_recall_table(report))
+    console.print(_recall_conversations(report))
+    for line in _recall_summary(report):
+        console.print(line, highlight=False)
+
+
+async def _eval_recall(
+    settings: Settings, conversations: list["Conversation"], ks: tuple[int, ...], say: Console
+) -> "RecallReport":
+    """The recall eval on a throwaway Postgres, with a progress bar over turns and questions."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    from memoir.embeddings import get_local_embedder
+    from memoir.memory.recall_eval import ConversationResult, run_recall_eval
+
+    columns = ("{task.description}", BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    await asyncio.to_thread(get_local_embedder().load)  # not inside the first turn's timing
+    async with _eval_bed(settings) as bed:
+        with Progress(*columns, console=say) as progress:
+            turns = progress.add_task("turns", total=sum(len(c.turns) for c in conversations))
+            questions = progress.add_task("questions", total=sum(len(c.qa) for c in conversations))
+
+            def step(what: str) -> None:
+                progress.advance(turns if what == "turn" else questions)
+
+            def done(result: ConversationResult) -> None:
+                progress.console.print(
+                    f"✓ {result.conversation_id}: {result.turns} turns in "
+                    f"{result.ingest_total('memoir'):.1f}s, {len(result.questions)} questions"
+                )
+
+            return await run_recall_eval(
+                _turn_stages(bed, settings),
+                conversations,
+                bed.new_user,
+                get_local_embedder(),
+                ks,
+                step,
+                done,
+            )
+
+
+def _turn_stages(bed: _EvalBed, settings: Settings) -> "TurnStages":
+    """What a real turn runs around memory: the activities' own stage 1 and remember stage, over
+    the eval's stores, and the eval's engine."""
+    from activities.context import ContextActivities
+    from activities.deps import Deps
+    from activities.remember import RememberActivities
+    from memoir.memory.recall_eval import TurnStages
+    from memoir.tools import ToolRegistry
+
+    deps = Deps(settings, bed.stores, bed.llm, ToolRegistry({}))
+    return TurnStages(
+        engine=bed.engine,
+        assemble=ContextActivities(deps).assemble_context,
+        remember=RememberActivities(deps).remember_turn,
+        interactions=bed.stores.interactions,
+    )
+
+
+def _ms(seconds: float | None) -> str:
+    return "n/a" if seconds is None else f"{1000 * seconds:.1f}"
+
+
+def _recall_table(report: "RecallReport") -> Table:
+    """Per category and overall, each k a row: recall_any and recall_all, Memoir beside naive."""
+    table = Table(
+        "category",
+        "questions",
+        "k",
+        "any Memoir",
+        "any naive",
+        "all Memoir",
+        "all naive",
+        title="evidence recall@k: Memoir vs naive (raw turns, MiniLM, cosine)",
+    )
+    memoir, naive = report.by_category("memoir"), report.by_category("naive")
+    rows = [(c, memoir[c], naive[c]) for c in report.categories()]
+    rows.append(("overall", report.overall("memoir"), report.overall("naive")))
+    for name, ours, base in rows:
+        for i, k in enumerate(report.ks):
+            first, last = i == 0, i == len(report.ks) - 1
+            table.add_row(
+                name if first else "",
+                str(ours.questions) if first else "",
+                str(k),
+                _percent(ours.any[k]),
+                _percent(base.any[k]),
+                _percent(ours.all[k]),
+                _percent(base.all[k]),
+                end_section=last,
+            )
+    return table
+
+
+def _recall_conversations(report: "RecallReport") -> Table:
+    """Per conversation: what the engine kept, and the timings of both systems."""
+    table = Table(
+        "sessions",
+        "turns",
+        "questions",
+        "hot path c/u/s/n",
+        "memories",
+        "turns cited",
+        "evidence kept",
+        "ingest s",
+        "ingest p50 ms",
+        "query p50 ms",
+        "naive ingest p50 ms",
+        "naive query p50 ms",
+        title="per conversation (hot path: create/update/skip/none; evidence kept: questions "
+        "with an evidence turn cited by some memory)",
+    )
+    table.columns.insert(0, Column("conversation", no_wrap=True))
+    for c in report.conversations:
+        hot = "/".join(str(c.hotpath[a]) for a in ("create", "update", "skip", "none"))
+        kept = ", ".join(f"{n} {kind}" for kind, n in sorted(c.memories.items())) or "0"
+        table.add_row(
+            c.conversation_id,
+            str(c.sessions),
+            str(c.turns),
+            f"{len(c.questions)}" + (f" (+{c.skipped} skipped)" if c.skipped else ""),
+            hot,
+            kept,
+            str(c.sourced_turns),
+            f"{c.evidence_stored}/{len(c.questions)}",
+            f"{c.ingest_total('memoir'):.1f}",
+            _ms(c.p50("memoir", "ingest")),
+            _ms(c.p50("memoir", "query")),
+            _ms(c.p50("naive", "ingest")),
+            _ms(c.p50("naive", "query")),
+        )
+    return table
+
+
+def _recall_summary(report: "RecallReport") -> list[str]:
+    lines = [
+        f"Memoir: ingest p50 {_ms(report.p50('memoir', 'ingest'))} ms per turn (stages 1, 2, 3 "
+        f"and 12), query p50 {_ms(report.p50('memoir', 'query'))} ms.  Naive: ingest p50 "
+        f"{_ms(report.p50('naive', 'ingest'))} ms, query p50 {_ms(report.p50('naive', 'query'))}"
+        " ms.",
+        f"A turn's own context shows the top {report.turn_top_n} (MEMORY_CONTEXT_TOPN); a larger "
+        "k is the same retrieval with a larger top-n.",
+    ]
+    if report.skipped:
+        lines.append(f"{report.skipped} question(s) skipped: no evidence in the conversation.")
+    unknown = sum(len(c.unknown_evidence) for c in report.conversations)
+    if unknown:
+        lines.append(f"{unknown} evidence id(s) name no turn of their conversation (ignored).")
+    return lines
 
 
 @app.command()

@@ -41,6 +41,7 @@ from memoir.models import (
     TurnRequest,
     TurnStatus,
     UserProfile,
+    names,
 )
 
 __all__ = [
@@ -49,14 +50,17 @@ __all__ = [
     "EvalAction",
     "EvalReport",
     "EvalStep",
+    "NewUser",
     "RecallCheck",
     "Scenario",
     "ScenarioResult",
     "as_decision",
     "load_scenarios",
     "recall_check",
+    "remember_request",
     "run_memory_eval",
     "run_scenario",
+    "turn_request",
 ]
 
 Decision = Literal["create", "merge", "skip"]
@@ -296,6 +300,25 @@ def load_scenarios(path: Path | None = None, names: Sequence[str] = ()) -> list[
     return [s for s in scenarios if s.name in names]
 
 
+def turn_request(message: IncomingMessage, context: TurnContext) -> TurnRequest:
+    """The stage input of a turn for `message`, with the turn id the thread workflow gives it."""
+    turn_id = names.turn_workflow_id(message.user_id, message.thread_id, message.message_id)
+    return TurnRequest(turn_id=turn_id, message=message, context=context)
+
+
+def remember_request(
+    turn: TurnRequest, reply: str, results: Sequence[ExecutionResult] = ()
+) -> RememberRequest:
+    """Stage 12's input for a completed turn: the message, the reply, what was executed."""
+    return RememberRequest(
+        turn_id=turn.turn_id,
+        message=turn.message,
+        reply=reply,
+        results=list(results),
+        status=TurnStatus.COMPLETED,
+    )
+
+
 def _turn(
     user: UserProfile, index: int, step: EvalStep, at: datetime, recent: Sequence[RecentMessage]
 ) -> TurnRequest:
@@ -306,11 +329,8 @@ def _turn(
         text=step.text,
         received_at=at,
     )
-    return TurnRequest(
-        turn_id=f"turn:{user.user_id}:{THREAD_ID}:{message.message_id}",
-        message=message,
-        context=TurnContext(user=user, now=at, recent_messages=list(recent)[-RECENT_LIMIT:]),
-    )
+    context = TurnContext(user=user, now=at, recent_messages=list(recent)[-RECENT_LIMIT:])
+    return turn_request(message, context)
 
 
 def _remember(turn: TurnRequest, step: EvalStep) -> RememberRequest:
@@ -324,13 +344,7 @@ def _remember(turn: TurnRequest, step: EvalStep) -> RememberRequest:
         )
         for n, action in enumerate(step.actions, start=1)
     ]
-    return RememberRequest(
-        turn_id=turn.turn_id,
-        message=turn.message,
-        reply=step.reply,
-        results=results,
-        status=TurnStatus.COMPLETED,
-    )
+    return remember_request(turn, step.reply, results)
 
 
 async def run_scenario(
