@@ -4,10 +4,11 @@ import asyncio
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 
-from fastapi import FastAPI
+from fastapi import FastAPI, Request, Response
 from temporalio.client import Client
 
 from api.errors import install_error_handlers
+from api.health import health
 from api.routes import inbox, me, memories, messages, preferences, turns
 from api.schemas import Health
 from memoir.db import migrate, open_pool
@@ -72,9 +73,14 @@ def create_app(
     app.include_router(preferences.router)
     app.include_router(me.router)
 
-    @app.get("/healthz", tags=["health"])
-    async def healthz() -> Health:
-        """Liveness: the process answers."""
-        return Health()
+    @app.get("/healthz", tags=["health"], responses={503: {"model": Health}})
+    async def healthz(request: Request, response: Response) -> Health:
+        """The database and Temporal answer: 200, else 503 with the failing check's error."""
+        state = request.app.state
+        pool = state.stores.pool if state.stores is not None else None
+        result = await health(pool, state.client)
+        if result.status != "ok":
+            response.status_code = 503
+        return result
 
     return app

@@ -44,6 +44,7 @@ from memoir.models.names import (
 )
 from memoir.settings import Settings
 from temporal import ingest
+from temporal.diagnosis import failing_activities
 
 # How long a query may take before the turn counts as not answering (no worker, stuck task).
 QUERY_TIMEOUT = timedelta(seconds=5)
@@ -116,6 +117,17 @@ async def turn_view(client: Client, turn_id: str) -> TurnView | None:
 
 
 async def _running_view(
+    handle: WorkflowHandle, description: WorkflowExecutionDescription
+) -> TurnView:
+    """The `view` query (or what the search attributes say when the turn cannot answer), with
+    the last error of a pending activity that is being retried if the turn shows none yet."""
+    view = await _queried_view(handle, description)
+    if view.last_error is None:
+        view.last_error = next(iter(failing_activities(description)), None)
+    return view
+
+
+async def _queried_view(
     handle: WorkflowHandle, description: WorkflowExecutionDescription
 ) -> TurnView:
     """The `view` query; if the turn cannot answer, what its search attributes say."""

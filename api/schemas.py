@@ -61,7 +61,18 @@ class AnswerAccepted(BaseModel):
     status: Literal["accepted"] = "accepted"
 
 
-class Health(BaseModel):
-    """`GET /healthz` answer."""
+class HealthCheck(BaseModel):
+    """One dependency's health: whether it answered in time, and why not."""
 
-    status: Literal["ok"] = "ok"
+    ok: bool
+    error: str | None = None
+
+
+class Health(BaseModel):
+    """`GET /healthz` answer: 200 when every check passes, 503 naming the one that failed."""
+
+    status: Literal["ok", "unhealthy"]
+    checks: dict[str, HealthCheck] = Field(
+        description="'database' (a SELECT 1 through the app's pool) and 'temporal' (its health "
+        "service), each within a short timeout."
+    )

@@ -5,6 +5,7 @@
 import asyncio
 import contextlib
 import dataclasses
+import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -12,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
-from temporalio.client import Client, WorkflowExecutionStatus
+from temporalio.client import Client, WorkflowExecutionStatus, WorkflowHandle
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.service import RPCError
 from temporalio.testing import WorkflowEnvironment
@@ -30,6 +31,7 @@ from memoir.models import (
     Plan,
     RouteResult,
     TurnResult,
+    TurnView,
     UserProfile,
     names,
 )
@@ -38,10 +40,17 @@ from memoir.stores import Stores
 from memoir.tools import ToolRegistry
 from temporal import scenarios
 from temporal.devserver import register_search_attributes
+from temporal.diagnosis import current_details, pending_activities
 from temporal.ingest import submit_message
 from temporal.worker import build_deps, build_worker
 
 T = TypeVar("T")
+
+# How long (real seconds) the harness waits for a turn to finish or to ask, by default.
+WAIT_SECONDS = 20.0
+POLL_EVERY = 0.05
+# How long a diagnostic query may take (a stuck worker must not hang the failure report).
+DIAGNOSIS_TIMEOUT = timedelta(seconds=5)
 
 
 async def until(
@@ -76,6 +85,7 @@ class Harness:
     llm: ScriptedChatModel
     user: UserProfile
     thread_id: str = field(default_factory=lambda: f"t-{uuid.uuid4().hex[:8]}")
+    turn_ids: list[str] = field(default_factory=list)  # every turn its messages started
 
     @property
     def client(self) -> Client:
@@ -92,7 +102,10 @@ class Harness:
             text=email.markdown() if email else text,
             email=email,
         )
-        return await submit_message(self.client, self.settings, message)
+        routed = await submit_message(self.client, self.settings, message)
+        if routed.turn_id and routed.turn_id not in self.turn_ids:
+            self.turn_ids.append(routed.turn_id)
+        return routed
 
     async def started(self, turn_id: str) -> None:
         async def exists() -> bool:
@@ -104,8 +117,9 @@ class Harness:
 
         await until(exists, f"turn {turn_id} to start")
 
-    async def result(self, turn_id: str) -> TurnResult:
-        """Wait (in real time) for the turn to close, then read its result.
+    async def result(self, turn_id: str, *, within: float = WAIT_SECONDS) -> TurnResult:
+        """Wait (in real time, at most `within` seconds) for the turn to close, then read its
+        result; on timeout, fail with why the turn is stuck (`diagnose`).
 
         Polling `describe` instead of long-polling the history: the time-skipping server lets
         virtual time run during a result long-poll, which would expire pending questions.
@@ -116,8 +130,53 @@ class Harness:
         async def closed() -> bool:
             return (await handle.describe()).status is not WorkflowExecutionStatus.RUNNING
 
-        await until(closed, f"turn {turn_id} to finish")
+        await self._within(closed, f"turn {turn_id} to finish", turn_id, within)
         return await handle.result()
+
+    async def _within(
+        self, probe: Callable[[], Awaitable[T | None]], what: str, turn_id: str, within: float
+    ) -> T:
+        """`until` bounded to about `within` seconds; its timeout names why the turn is stuck."""
+        started = time.monotonic()
+        try:
+            return await until(
+                probe, what, tries=max(1, int(within / POLL_EVERY)), every=POLL_EVERY
+            )
+        except AssertionError as timeout:
+            waited = time.monotonic() - started
+            reason = await self.diagnose(turn_id)
+            raise AssertionError(f"{timeout} ({waited:.0f} s): {reason}") from None
+
+    async def diagnose(self, turn_id: str) -> str:
+        """Why the turn is not moving: status, stage, last error, details, pending activities."""
+        handle = self.client.get_workflow_handle(turn_id)
+        try:
+            description = await handle.describe()
+        except RPCError as err:
+            return f"cannot describe {turn_id}: {err}"
+        status = description.status.name.lower() if description.status else "unknown"
+        activities = "; ".join(pending_activities(description)) or "none"
+        return f"status {status}; {await self._view_line(handle)}; pending activities: {activities}"
+
+    async def _view_line(self, handle: WorkflowHandle) -> str:
+        """The stage, last error and current details from the turn's queries, or why not."""
+        try:
+            view = await self.view(handle.id)
+            details = await current_details(handle, DIAGNOSIS_TIMEOUT)
+        except Exception as err:  # a failure report: any error is part of the answer
+            return f"no answer to queries ({type(err).__name__}: {err})"
+        return f"stage {view.stage}; last error {view.last_error!r}; details {details!r}"
+
+    async def view(self, turn_id: str) -> TurnView:
+        """The turn's `view` query (status, stage, last error…)."""
+        view: TurnView = await self.client.get_workflow_handle(turn_id).query(
+            names.TURN_VIEW_QUERY, result_type=TurnView, rpc_timeout=DIAGNOSIS_TIMEOUT
+        )
+        return view
+
+    async def details(self, turn_id: str) -> str:
+        """The turn's current details, as the Web UI shows them."""
+        return await current_details(self.client.get_workflow_handle(turn_id), DIAGNOSIS_TIMEOUT)
 
     async def now(self) -> datetime:
         """The server's clock (virtual on the time-skipping server)."""
@@ -132,7 +191,8 @@ class Harness:
         """Let `duration` pass: skipped at once on the time-skipping server."""
         await self.env.sleep(duration)
 
-    async def pending(self, turn_id: str) -> HitlRequest:
+    async def pending(self, turn_id: str, *, within: float = WAIT_SECONDS) -> HitlRequest:
+        """Wait (at most `within` seconds) for the turn's question; on timeout, say why not."""
         await self.started(turn_id)
         handle = self.client.get_workflow_handle(turn_id)
 
@@ -142,7 +202,7 @@ class Harness:
                 result_type=HitlRequest | None,  # type: ignore[arg-type]
             )
 
-        return await until(asked, f"a question from {turn_id}")
+        return await self._within(asked, f"a question from {turn_id}", turn_id, within)
 
     async def answer_inbox(self, request: HitlRequest, response: HumanResponse) -> None:
         answer = HitlAnswer(hitl_id=request.hitl_id, response=response, source=AnswerSource.INBOX)
@@ -160,12 +220,14 @@ async def running_harness(
     stores: Stores,
     *,
     wrap_tools: Callable[[ToolRegistry], ToolRegistry] | None = None,
+    wrap_stores: Callable[[Stores], Stores] | None = None,
     **overrides: Any,
 ) -> AsyncIterator[Harness]:
     """A fresh user (reminders connected, Europe/Paris) and a worker with a scripted model.
 
     `overrides` are Settings fields, e.g. `hitl_ttl_seconds=2`; `wrap_tools` lets a test put a
-    fault around the tools (e.g. fail an activity after its side effect).
+    fault around the tools (e.g. fail an activity after its side effect), `wrap_stores` around
+    the worker's stores (e.g. a database that refuses connections); the harness keeps the real ones.
     """
     user, _ = await stores.users.create_user(
         "Tess", timezone="Europe/Paris", capabilities=("reminders",)
@@ -173,7 +235,8 @@ async def running_harness(
     task_queue = f"tq-{uuid.uuid4().hex[:8]}"
     settings = Settings(task_queue=task_queue, **overrides)
     llm = ScriptedChatModel()
-    deps = build_deps(settings, stores, env.client, llm)
+    worker_stores = wrap_stores(stores) if wrap_stores is not None else stores
+    deps = build_deps(settings, worker_stores, env.client, llm)
     if wrap_tools is not None:
         deps = dataclasses.replace(deps, tools=wrap_tools(deps.tools))
     harness = Harness(env, settings, stores, llm, user)
@@ -185,12 +248,15 @@ async def running_harness(
 
 
 async def _terminate_leftovers(harness: Harness) -> None:
-    """Stop the thread and reminder timers a test leaves behind: with their worker gone, the
-    time-skipping server would wait on their workflow tasks and stop skipping time for others."""
+    """Stop the thread, turns and reminder timers a test leaves behind: with their worker gone,
+    the time-skipping server would wait on their tasks and stop skipping time for others (a turn
+    outlives its thread: the thread abandons it, and it may still be retrying an activity)."""
     user_id = harness.user.user_id
     reminders = await harness.stores.reminders.list(user_id, status=None)
-    leftovers = [names.thread_workflow_id(user_id, harness.thread_id)] + [
-        names.reminder_workflow_id(r.reminder_id) for r in reminders
+    leftovers = [
+        names.thread_workflow_id(user_id, harness.thread_id),
+        *harness.turn_ids,
+        *(names.reminder_workflow_id(r.reminder_id) for r in reminders),
     ]
     for workflow_id in leftovers:
         with contextlib.suppress(RPCError):

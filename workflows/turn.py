@@ -4,11 +4,13 @@ Deterministic orchestration only: every read, write and LLM call is an activity.
 """
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from datetime import timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 from temporalio import workflow
 from temporalio.common import RetryPolicy
+from temporalio.exceptions import FailureError
 
 with workflow.unsafe.imports_passed_through():
     from memoir.models import (
@@ -53,6 +55,14 @@ with workflow.unsafe.imports_passed_through():
         preference_for,
         with_error,
     )
+    from workflows.retry import (
+        backoff,
+        failure_text,
+        label_of,
+        retry_details,
+        round_policy,
+        round_spent,
+    )
     from workflows.schedule import CyclicPlan, dependency_groups
 
 PATCH_THREAD_KNOWS_FIRST = "thread-knows-question-first"
@@ -60,7 +70,8 @@ UNRUNNABLE_PLAN_REPLY = "Sorry, I put together a plan I can't run. Could you rep
 LLM_TIMEOUT = timedelta(seconds=120)
 STORE_TIMEOUT = timedelta(seconds=30)
 LLM_RETRY = RetryPolicy(maximum_attempts=5, non_retryable_error_types=["InvalidPlan"])
-STORE_RETRY = RetryPolicy(maximum_interval=timedelta(seconds=10))
+
+T = TypeVar("T")
 
 
 class TurnExpired(Exception):
@@ -94,6 +105,7 @@ class AgentTurnWorkflow:
         self._stage = "starting"
         self._status = TurnStatus.RUNNING
         self._memory_events: list[str] = []
+        self._failing: dict[str, str] = {}  # stage label → its last error, while it keeps failing
 
     # ----- handlers -------------------------------------------------------------------------
 
@@ -124,6 +136,7 @@ class AgentTurnWorkflow:
             pending=self._pending,
             reply=self._reply,
             actions=list(self._results.values()),
+            last_error=self._last_error(),
         )
 
     # ----- the turn ----------------------------------------------------------------------------
@@ -163,14 +176,19 @@ class AgentTurnWorkflow:
 
     async def _assemble_context(self) -> TurnContext:
         self._stage = "context"
-        return await workflow.execute_local_activity(
-            names.ASSEMBLE_CONTEXT,
-            self._message,
-            result_type=TurnContext,
-            start_to_close_timeout=STORE_TIMEOUT,
-            retry_policy=STORE_RETRY,
-            summary="assemble context: profile, capabilities, recent messages, latest actions",
+        summary = "assemble context: profile, capabilities, recent messages, latest actions"
+        context: TurnContext = await self._until_done(
+            summary,
+            lambda round_: workflow.execute_local_activity(
+                names.ASSEMBLE_CONTEXT,
+                self._message,
+                result_type=TurnContext,
+                start_to_close_timeout=STORE_TIMEOUT,
+                retry_policy=round_policy(round_, local=True),
+                summary=summary,
+            ),
         )
+        return context
 
     async def _memory(self, turn: TurnRequest) -> MemoryContext:
         self._stage = "memory"
@@ -493,14 +511,59 @@ class AgentTurnWorkflow:
         *,
         timeout: timedelta = STORE_TIMEOUT,
     ) -> Any:
-        return await workflow.execute_activity(
-            name,
-            arg,
-            result_type=result_type,
-            start_to_close_timeout=timeout,
-            retry_policy=LLM_RETRY if timeout is LLM_TIMEOUT else STORE_RETRY,
-            summary=summary[:200],
+        """An LLM activity with its bounded policy; any other retries until done (`_until_done`)."""
+        if timeout is LLM_TIMEOUT:
+            return await workflow.execute_activity(
+                name,
+                arg,
+                result_type=result_type,
+                start_to_close_timeout=timeout,
+                retry_policy=LLM_RETRY,
+                summary=summary[:200],
+            )
+        return await self._until_done(
+            summary,
+            lambda round_: workflow.execute_activity(
+                name,
+                arg,
+                result_type=result_type,
+                start_to_close_timeout=timeout,
+                retry_policy=round_policy(round_),
+                summary=summary[:200],
+            ),
         )
+
+    async def _until_done(self, summary: str, attempt: Callable[[int], Awaitable[T]]) -> T:
+        """Run bounded rounds of attempts until one succeeds, with a durable backoff between
+        rounds and the last error shown meanwhile; a non-retryable failure propagates."""
+        label = label_of(summary)
+        rounds_failed = 0
+        while True:
+            try:
+                result = await attempt(rounds_failed)
+            except FailureError as error:
+                if not round_spent(error):
+                    raise
+                rounds_failed += 1
+                self._show_failure(label, failure_text(label, error))
+                await workflow.sleep(backoff(rounds_failed), summary=f"retry {label}"[:200])
+                continue
+            if rounds_failed:
+                self._show_failure(label, None)
+            return result
+
+    def _show_failure(self, label: str, error: str | None) -> None:
+        """Record (or clear, with None) a stage's last error and show it in the current details."""
+        self._failing.pop(label, None)
+        if error is not None:
+            self._failing[label] = error
+            workflow.logger.warning("turn %s: %s", self._turn_id, error)
+        last = self._last_error()
+        workflow.set_current_details(retry_details(self._stage, last) if last else "")
+
+    def _last_error(self) -> str | None:
+        """The most recent error of a stage that is still failing."""
+        return next(reversed(self._failing.values()), None)
 
     def _email_markdown(self) -> str:
         email = self._message.email

@@ -183,6 +183,11 @@ class TurnView(BaseModel):
     pending: HitlRequest | None = None
     reply: str | None = None
     actions: list[ExecutionResult] = Field(default_factory=list)
+    last_error: str | None = Field(
+        default=None,
+        description="While a stage keeps failing and is retried: its last error, e.g. "
+        "'memory hot path: OperationalError: connection refused'.",
+    )
 
 
 class ReminderDue(BaseModel):

@@ -1,0 +1,107 @@
+"""A store that keeps failing (the database is down) never hangs a turn silently: its last error
+shows in the turn's view and current details while the turn keeps retrying, the turn completes once
+the database is back, and a harness timeout names the failing activity and its error."""
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from datetime import timedelta
+
+import pytest
+from temporalio.client import WorkflowFailureError
+from temporalio.testing import WorkflowEnvironment
+
+from memoir.models import TurnStatus, TurnView
+from memoir.stores import Stores
+from temporal.harness import Harness, running_harness, until
+from tests.faults import REFUSED, RefusingStore, refusing
+
+ERROR = f"OperationalError: {REFUSED}"
+
+
+@asynccontextmanager
+async def failing(
+    env: WorkflowEnvironment, stores: Stores, store: str, method: str
+) -> AsyncIterator[tuple[Harness, RefusingStore]]:
+    """A harness whose worker's `stores.<store>.<method>` refuses until the test clears it."""
+    faults: list[RefusingStore] = []
+    async with running_harness(env, stores, wrap_stores=refusing(store, method, faults)) as h:
+        yield h, faults[0]
+
+
+async def failing_view(harness: Harness, turn_id: str) -> TurnView:
+    """The turn's view once it reports a last error (letting retry backoffs pass meanwhile)."""
+
+    async def reported() -> TurnView | None:
+        view = await harness.view(turn_id)
+        if view.last_error is None:
+            await harness.skip(timedelta(seconds=1))
+        return view if view.last_error else None
+
+    await harness.started(turn_id)
+    return await until(reported, f"{turn_id} to report its error", tries=120, every=0.1)
+
+
+async def test_a_failing_store_activity_shows_its_last_error_and_keeps_retrying(
+    time_env: WorkflowEnvironment, stores: Stores
+) -> None:
+    async with failing(time_env, stores, "interactions", "save_interaction") as (harness, fault):
+        harness.llm.script("Plan", await harness.remind_plan("call mom"))
+        turn_id = (await harness.send("remind me to call mom")).turn_id or ""
+        view = await failing_view(harness, turn_id)
+        details = await harness.details(turn_id)
+    assert view.status is TurnStatus.RUNNING and view.stage == "remember"
+    assert view.last_error == f"remember: {ERROR}"
+    assert details == f"stage remember: retrying after error: remember: {ERROR}"
+    assert fault.calls >= 4  # a whole round of attempts, then the turn waits to retry
+
+
+async def test_a_turn_completes_and_clears_its_error_when_the_database_is_back(
+    time_env: WorkflowEnvironment, stores: Stores
+) -> None:
+    async with failing(time_env, stores, "interactions", "save_interaction") as (harness, fault):
+        harness.llm.script("Plan", await harness.remind_plan("call mom"))
+        turn_id = (await harness.send("remind me to call mom")).turn_id or ""
+        await failing_view(harness, turn_id)
+        fault.failing = False
+        await harness.skip(timedelta(minutes=1))  # the backoff between rounds
+        result = await harness.result(turn_id)
+        view, details = await harness.view(turn_id), await harness.details(turn_id)
+    assert result.status is TurnStatus.COMPLETED and result.actions[0].success
+    assert view.last_error is None and details == ""
+
+
+async def test_a_failing_local_context_activity_shows_its_last_error(
+    time_env: WorkflowEnvironment, stores: Stores
+) -> None:
+    async with failing(time_env, stores, "users", "get_user") as (harness, fault):
+        turn_id = (await harness.send("hello")).turn_id or ""
+        view = await failing_view(harness, turn_id)
+        fault.failing = False
+        await harness.skip(timedelta(minutes=1))
+        result = await harness.result(turn_id)
+    assert view.stage == "context"
+    assert view.last_error == f"assemble context: {ERROR}"
+    assert result.status is TurnStatus.COMPLETED
+
+
+async def test_the_harness_timeout_names_the_failing_activity_and_its_error(
+    time_env: WorkflowEnvironment, stores: Stores
+) -> None:
+    async with failing(time_env, stores, "interactions", "save_interaction") as (harness, _):
+        harness.llm.script("Plan", await harness.remind_plan("call mom"))
+        turn_id = (await harness.send("remind me to call mom")).turn_id or ""
+        with pytest.raises(AssertionError) as timeout:
+            await harness.result(turn_id, within=8)
+    message = str(timeout.value)
+    assert f"timed out waiting for turn {turn_id} to finish" in message
+    # the turn's own last error ('remember: …') or, before a round is spent, the pending
+    # activity's last failure ('remember_turn (attempt 3): …')
+    assert "remember" in message and REFUSED in message
+
+
+async def test_a_non_retryable_failure_still_fails_the_turn_at_once(harness: Harness) -> None:
+    harness.user = harness.user.model_copy(update={"user_id": "ghost-user"})
+    turn_id = (await harness.send("hello")).turn_id or ""
+    with pytest.raises(WorkflowFailureError) as failure:
+        await harness.result(turn_id)
+    assert "unknown user ghost-user" in str(failure.value.cause)
