@@ -11,6 +11,7 @@ from memoir.stores.contacts import Contact, ContactStore
 from memoir.stores.interactions import InteractionStore
 from memoir.stores.latest_actions import LatestActionStore
 from memoir.stores.memories import DuplicateMemoryKeyError, MemoryStore
+from memoir.stores.messages import MessageRecord, MessageRecordStore, ScoredRecord
 from memoir.stores.preferences import DEFAULT_PREFERENCES, PreferenceStore, PreferenceVersion
 from memoir.stores.reminders import Reminder, ReminderStore
 from memoir.stores.user_context import UserContext, UserContextStore
@@ -31,6 +32,7 @@ class Stores:
     preferences: PreferenceStore
     reminders: ReminderStore
     memories: MemoryStore
+    messages: MessageRecordStore
     user_context: UserContextStore
     contacts: ContactStore
 
@@ -45,6 +47,7 @@ class Stores:
             preferences=PreferenceStore(pool),
             reminders=ReminderStore(pool),
             memories=MemoryStore(pool, vectors if vectors is not None else PgVectorStore(pool)),
+            messages=MessageRecordStore(pool),
             user_context=UserContextStore(pool),
             contacts=ContactStore(pool),
         )
@@ -63,10 +66,13 @@ __all__ = [
     "InteractionStore",
     "LatestActionStore",
     "MemoryStore",
+    "MessageRecord",
+    "MessageRecordStore",
     "PreferenceStore",
     "PreferenceVersion",
     "Reminder",
     "ReminderStore",
+    "ScoredRecord",
     "Stores",
     "UnknownUserError",
     "UserContext",

@@ -1,0 +1,165 @@
+"""Message records: every user message and assistant reply as retrievable evidence.
+
+Dense search ranks one user's records by cosine similarity (exact, through the user's rows);
+lexical search ranks them by Postgres full-text match (`ts_rank_cd` over an OR of the query's
+lexemes, so a question need not repeat every word of the answer). Both take an optional time
+window. The remember stage writes records inside its interaction-history transaction
+(`add_in`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from memoir.db import Connection, Pool
+from memoir.stores._common import require_aware, user_must_exist
+from memoir.vectors.pgvector import vector_literal
+
+Speaker = Literal["user", "assistant"]
+_COLUMNS = "record_id, user_id, thread_id, message_id, speaker, speaker_name, text, said_at"
+
+
+class MessageRecord(BaseModel):
+    """One message as said: who, when, where, and its text."""
+
+    record_id: str
+    user_id: str
+    thread_id: str
+    message_id: str
+    speaker: Speaker
+    speaker_name: str | None = None
+    text: str
+    said_at: datetime
+
+
+class ScoredRecord(BaseModel):
+    """A record with its score in one ranking (cosine similarity, or full-text rank)."""
+
+    record: MessageRecord
+    score: float
+
+
+def _window(since: datetime | None, until: datetime | None, params: list[Any]) -> str:
+    """SQL conditions for `since <= said_at < until`, appending their parameters."""
+    conditions = ""
+    if since is not None:
+        conditions += " AND said_at >= %s"
+        params.append(require_aware(since, "since"))
+    if until is not None:
+        conditions += " AND said_at < %s"
+        params.append(require_aware(until, "until"))
+    return conditions
+
+
+def _scored(rows: Sequence[dict[str, Any]]) -> list[ScoredRecord]:
+    return [
+        ScoredRecord(record=MessageRecord.model_validate(row), score=float(row["score"]))
+        for row in rows
+    ]
+
+
+class MessageRecordStore:
+    """`message_records`: add inside a transaction, search densely or lexically, per user."""
+
+    def __init__(self, pool: Pool) -> None:
+        self.pool = pool
+
+    async def add_in(
+        self, conn: Connection, record: MessageRecord, embedding: Sequence[float]
+    ) -> bool:
+        """Insert once per `record_id` on `conn` (the caller's transaction); False if present."""
+        require_aware(record.said_at, "said_at")
+        async with user_must_exist(record.user_id):
+            cur = await conn.execute(
+                f"INSERT INTO message_records ({_COLUMNS}, embedding)"
+                " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s::vector)"
+                " ON CONFLICT (record_id) DO NOTHING",
+                (
+                    record.record_id,
+                    record.user_id,
+                    record.thread_id,
+                    record.message_id,
+                    record.speaker,
+                    record.speaker_name,
+                    record.text,
+                    record.said_at,
+                    vector_literal(embedding),
+                ),
+            )
+        return cur.rowcount == 1
+
+    async def add(self, record: MessageRecord, embedding: Sequence[float]) -> bool:
+        """`add_in` on a connection of its own."""
+        async with self.pool.connection() as conn:
+            return await self.add_in(conn, record, embedding)
+
+    async def dense(
+        self,
+        user_id: str,
+        embedding: Sequence[float],
+        *,
+        top_k: int,
+        since: datetime | None = None,
+        until: datetime | None = None,
+    ) -> list[ScoredRecord]:
+        """The user's records nearest to `embedding` (cosine similarity), best first."""
+        params: list[Any] = [vector_literal(embedding), user_id]
+        window = _window(since, until, params)
+        params.append(top_k)
+        # MATERIALIZED: score only this user's rows (read through the user index), never an
+        # approximate scan of everyone's vectors filtered afterwards.
+        query = (
+            f"WITH mine AS MATERIALIZED (SELECT {_COLUMNS}, embedding <=> %s::vector AS distance"
+            f" FROM message_records WHERE user_id = %s{window})"
+            f" SELECT {_COLUMNS}, 1 - distance AS score FROM mine ORDER BY distance LIMIT %s"
+        )
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(query, params)
+            return _scored(await cur.fetchall())
+
+    async def lexical(
+        self,
+        user_id: str,
+        text: str,
+        *,
+        top_k: int,
+        since: datetime | None = None,
+        until: datetime | None = None,
+    ) -> list[ScoredRecord]:
+        """The user's records sharing words with `text`, by full-text rank, best first."""
+        params: list[Any] = [text, user_id]
+        window = _window(since, until, params)
+        params.append(top_k)
+        # plainto_tsquery ANDs the words; an OR of the same lexemes lets partial matches rank.
+        query = (
+            "WITH q AS (SELECT nullif(replace(plainto_tsquery('english', %s)::text, '&', '|'),"
+            " '')::tsquery AS query)"
+            f" SELECT {_COLUMNS}, ts_rank_cd(tsv, q.query) AS score FROM message_records, q"
+            f" WHERE user_id = %s AND tsv @@ q.query{window}"
+            " ORDER BY score DESC, said_at DESC LIMIT %s"
+        )
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(query, params)
+            return _scored(await cur.fetchall())
+
+    async def by_message_ids(self, user_id: str, message_ids: Sequence[str]) -> list[MessageRecord]:
+        """The user's records of these message ids, oldest first (an answer's citations)."""
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(
+                f"SELECT {_COLUMNS} FROM message_records"
+                " WHERE user_id = %s AND message_id = ANY(%s) ORDER BY said_at",
+                (user_id, list(message_ids)),
+            )
+            return [MessageRecord.model_validate(row) for row in await cur.fetchall()]
+
+    async def count(self, user_id: str) -> int:
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(
+                "SELECT count(*) AS n FROM message_records WHERE user_id = %s", (user_id,)
+            )
+            row = await cur.fetchone()
+            return int(row["n"]) if row else 0
