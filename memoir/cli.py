@@ -21,6 +21,7 @@ from rich.console import Console
 from rich.table import Column, Table
 
 from memoir.settings import Settings, get_settings
+from memoir.shutdown import run_until_stopped
 
 if TYPE_CHECKING:
     from memoir.memory.engine import MemoryEngine
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
     from memoir.memory.recall_eval import Conversation, RecallReport, TurnStages
     from memoir.models import UserProfile
     from memoir.stores import Stores
+    from temporal.stack import Stack
 
 app = typer.Typer(help="Memoir: a durable assistant runtime on Temporal.", no_args_is_help=True)
 users_app = typer.Typer(help="Manage users and their bearer tokens.", no_args_is_help=True)
@@ -46,13 +48,14 @@ Token = Annotated[str, typer.Option(envvar="MEMOIR_TOKEN", help="Your bearer tok
 
 
 def _run(coro: Coroutine[Any, Any, Any]) -> Any:
+    """Run a command; Ctrl-C, SIGTERM and SIGHUP stop it alike, its cleanups (`finally`) run."""
     with contextlib.suppress(KeyboardInterrupt):
-        return asyncio.run(coro)
+        return run_until_stopped(coro)
 
 
 @app.command()
 def dev() -> None:
-    """Start the embedded stack (Postgres, Temporal + Web UI, worker, API) until Ctrl-C."""
+    """Start the embedded stack (Postgres, Temporal + Web UI, worker, API) until Ctrl-C/SIGTERM."""
     _run(_dev(get_settings()))
 
 
@@ -63,14 +66,23 @@ async def _dev(settings: Settings) -> None:
     stack = await start_stack(settings, app_factory=create_app, say=console.print)
     try:
         user, token = await dev_user(stack.stores)
-        console.print(f"\n[bold green]Memoir is up.[/]  Temporal Web UI: {stack.temporal_ui}")
-        console.print(f"API: {stack.api_url}/docs   Inbox page: {stack.api_url}/inbox")
-        console.print(f"Temporal frontend: {settings.temporal_address}   data: {settings.data_dir}")
-        console.print(f"Dev user [bold]{user.user_id}[/], token: [bold]{token}[/]")
-        console.print(f"  export MEMOIR_TOKEN={token}\nCtrl-C stops everything.")
+        console.print("\n[bold green]Memoir is up.[/]")
+        _show_addresses(stack, f"Dev user [bold]{user.user_id}[/]", token)
+        console.print("Ctrl-C (or SIGTERM) stops everything.")
         await asyncio.Event().wait()
     finally:
         await stack.stop()
+
+
+def _show_addresses(stack: "Stack", who: str, token: str) -> None:
+    """Where to look while the stack runs: the Web UI, the API, the inbox page, a token."""
+    api = stack.api_url
+    console.print(
+        f"Temporal Web UI: {stack.temporal_ui}   frontend: {stack.settings.temporal_address}"
+    )
+    console.print(f"API: {api}/docs   Inbox page: {api}/inbox (paste the token, Save token)")
+    console.print(f"{who}, token: [bold]{token}[/]   data: {stack.settings.data_dir}")
+    console.print(f"  export MEMOIR_TOKEN={token} MEMOIR_API_URL={api}")
 
 
 @app.command()
@@ -79,13 +91,20 @@ def demo(
     hitl_ttl: Annotated[
         int, typer.Option(help="Seconds a question waits (short, so expiry shows).")
     ] = 15,
+    exit_after: Annotated[
+        bool,
+        typer.Option(
+            "--exit", help="Stop the stack after the tables instead of keeping it up (scripts)."
+        ),
+    ] = False,
 ) -> None:
-    """The main job: run the sample inbox through the system and show what happened."""
+    """The main job: run the sample inbox through the system, show what happened, keep the stack
+    up to look at the turns (Web UI, API, inbox page) until Ctrl-C or SIGTERM."""
     settings = get_settings().model_copy(update={"hitl_ttl_seconds": hitl_ttl})
-    _run(_demo(settings, interactive))
+    _run(_demo(settings, interactive, exit_after=exit_after))
 
 
-async def _demo(settings: Settings, interactive: bool) -> None:
+async def _demo(settings: Settings, interactive: bool, *, exit_after: bool = False) -> None:
     from api.app import create_app
     from memoir.demo import load_inbox, outcome_table, run_demo
     from temporal.stack import start_stack
@@ -108,7 +127,16 @@ async def _demo(settings: Settings, interactive: bool) -> None:
         )
         console.print(outcome_table(rows))
         await _show_learning(stack.stores, user.user_id)
-        console.print(f"Inspect the turns in the Temporal Web UI: {stack.temporal_ui}")
+        console.print("\n[bold green]Demo done.[/] Its turns, while the stack runs:")
+        _show_addresses(stack, f"Demo user [bold]{user.user_id}[/]", token)
+        if exit_after:
+            console.print(
+                "Stopping (--exit). `memoir dev` on the same data folder shows these turns again "
+                "in the Web UI; the token above stays valid."
+            )
+            return
+        console.print("The stack stays up: Ctrl-C (or SIGTERM) stops everything.")
+        await asyncio.Event().wait()
     finally:
         await stack.stop()
 

@@ -1,14 +1,15 @@
 """The embedded stack behind `memoir dev` and `memoir demo`: Postgres, Temporal, worker, API.
 
-Everything runs from pip packages and stops with the process that started it.
+Everything runs from pip packages and stops with the process that started it: `Stack.stop()`
+(Ctrl-C, or SIGTERM / SIGHUP through `memoir.shutdown`), or a failed or cancelled start.
 """
 
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import uvicorn
 from temporalio.client import Client
@@ -29,10 +30,13 @@ log = logging.getLogger(__name__)
 
 DEV_USER_ID = "dev"
 AppFactory = Callable[..., Any]
+_P = TypeVar("_P")
 
 
 @dataclass
 class Stack:
+    """The running stack; `stop()` stops what it started."""
+
     settings: Settings
     database_url: str
     pool: Pool
@@ -40,110 +44,142 @@ class Stack:
     stores: Stores
     temporal_ui: str
     api_url: str | None = None
-    _postgres: EmbeddedPostgres | None = None
-    _dev_server: DevServer | None = None
-    _worker: Worker | None = None
-    _tasks: list["asyncio.Task[Any]"] = field(default_factory=list)
-    _api: uvicorn.Server | None = None
-    _mail_sink: MailSink | None = None
-    _caldav: CalDAVServer | None = None
+    _started: contextlib.AsyncExitStack = field(default_factory=contextlib.AsyncExitStack)
 
     async def stop(self) -> None:
-        """Stop what this stack started, newest first."""
-        if self._api is not None:
-            self._api.should_exit = True
-            api_task = next(t for t in self._tasks if t.get_name() == "memoir-api")
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(asyncio.shield(api_task), timeout=10)
-        if self._worker is not None:
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(self._worker.shutdown(), timeout=15)
-        for task in self._tasks:
-            task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
-        await self.pool.close()
-        if self._mail_sink is not None:
-            self._mail_sink.stop()
-        if self._caldav is not None:
-            self._caldav.stop()
-        if self._dev_server is not None:
-            self._dev_server.stop()
-        if self._postgres is not None:
-            self._postgres.stop()
+        """Stop what this stack started, newest first (API, worker, ..., Postgres); idempotent."""
+        await self._started.aclose()
 
 
 async def start_stack(
     settings: Settings, *, app_factory: AppFactory | None = None, say: Callable[[str], None] = print
 ) -> Stack:
-    """Start (or reuse) each part; `app_factory(settings=, client=, stores=)` builds the API."""
-    postgres = None
-    database_url = settings.database_url
-    if database_url is None:
-        say(f"starting embedded Postgres in {settings.data_dir / 'postgres'}")
-        postgres = await asyncio.to_thread(start_embedded_postgres, settings.data_dir)
-        database_url = postgres.url
-    pool = await open_pool(database_url)
-    await migrate(pool)
+    """Start (or reuse) each part; `app_factory(settings=, client=, stores=)` builds the API.
 
-    dev_server = None
+    A failure or a cancellation (Ctrl-C, SIGTERM) on the way stops the parts already started.
+    """
+    async with contextlib.AsyncExitStack() as started:
+        database_url = settings.database_url
+        if database_url is None:
+            say(f"starting embedded Postgres in {settings.data_dir / 'postgres'}")
+            postgres = await _start_part(
+                started,
+                asyncio.to_thread(start_embedded_postgres, settings.data_dir),
+                EmbeddedPostgres.stop,
+            )
+            database_url = postgres.url
+        pool = await open_pool(database_url)
+        started.push_async_callback(pool.close)
+        await migrate(pool)
+        ui = await _start_temporal(settings, say, started)
+        client = await connect(settings)
+        stores = Stores.configured(pool, settings)
+        await _start_mail_sink(settings, say, started)
+        await _start_caldav(settings, say, started)
+        _start_worker(settings, client, stores, started)
+        api_url = None
+        if app_factory is not None:
+            app = app_factory(settings=settings, client=client, stores=stores)
+            api_url = await _start_api(settings, app, started)
+        return Stack(settings, database_url, pool, client, stores, ui, api_url, started.pop_all())
+    raise AssertionError("unreachable")  # mypy: the exit stack may swallow exceptions
+
+
+async def _start_part(
+    started: contextlib.AsyncExitStack, starting: Awaitable[_P], stop: Callable[[_P], object]
+) -> _P:
+    """Await a part's start and register its stop. A cancellation meanwhile waits for the start
+    to end (a half-started process or thread cannot be abandoned), so the part is stopped too."""
+    task = asyncio.ensure_future(starting)
+    try:
+        part = await asyncio.shield(task)
+    except asyncio.CancelledError:
+        started.callback(stop, await task)
+        raise
+    started.callback(stop, part)
+    return part
+
+
+async def _start_temporal(
+    settings: Settings, say: Callable[[str], None], started: contextlib.AsyncExitStack
+) -> str:
+    """The Temporal dev server, unless one already listens there; the Web UI's URL."""
     host, _, port = settings.temporal_address.rpartition(":")
     if port_open(host or "127.0.0.1", int(port)):
         say(f"using the Temporal server already listening at {settings.temporal_address}")
-        ui = f"http://127.0.0.1:{settings.temporal_ui_port}"
-    else:
-        say("starting the Temporal dev server (SQLite history in the data folder)")
-        dev_server = await start_dev_server(
-            settings.data_dir, port=int(port), ui_port=settings.temporal_ui_port
-        )
-        ui = dev_server.ui_url
-    client = await connect(settings)
-    stores = Stores.configured(pool, settings)
-    stack = Stack(settings, database_url, pool, client, stores, ui, None, postgres, dev_server)
-    stack._mail_sink = await _start_mail_sink(settings, say)
-    stack._caldav = await _start_caldav(settings, say)
+        return f"http://127.0.0.1:{settings.temporal_ui_port}"
+    say("starting the Temporal dev server (SQLite history in the data folder)")
+    starting = start_dev_server(
+        settings.data_dir, port=int(port), ui_port=settings.temporal_ui_port
+    )
+    dev_server = await _start_part(started, starting, DevServer.stop)
+    return dev_server.ui_url
 
+
+def _start_worker(
+    settings: Settings, client: Client, stores: Stores, started: contextlib.AsyncExitStack
+) -> None:
+    """The worker, polling in a task until the stack stops."""
     worker = build_worker(client, build_deps(settings, stores, client), settings.task_queue)
-    stack._worker = worker
-    stack._tasks.append(asyncio.create_task(worker.run(), name="memoir-worker"))
-
-    if app_factory is not None:
-        app = app_factory(settings=settings, client=client, stores=stores)
-        config = uvicorn.Config(
-            app, host=settings.api_host, port=settings.api_port, log_level="warning"
-        )
-        server = uvicorn.Server(config)
-        stack._api = server
-        stack._tasks.append(asyncio.create_task(server.serve(), name="memoir-api"))
-        for _ in range(200):
-            if server.started:
-                break
-            await asyncio.sleep(0.05)
-        stack.api_url = f"http://{settings.api_host}:{settings.api_port}"
-    return stack
+    task = asyncio.create_task(worker.run(), name="memoir-worker")
+    started.push_async_callback(_stop_worker, worker, task)
 
 
-async def _start_mail_sink(settings: Settings, say: Callable[[str], None]) -> MailSink | None:
+async def _stop_worker(worker: Worker, task: "asyncio.Task[None]") -> None:
+    with contextlib.suppress(Exception):
+        await asyncio.wait_for(worker.shutdown(), timeout=15)
+    task.cancel()
+    await asyncio.gather(task, return_exceptions=True)
+
+
+async def _start_api(settings: Settings, app: Any, started: contextlib.AsyncExitStack) -> str:
+    """The API (uvicorn) in a task; its base URL once it listens."""
+    config = uvicorn.Config(
+        app, host=settings.api_host, port=settings.api_port, log_level="warning"
+    )
+    server = uvicorn.Server(config)
+    task = asyncio.create_task(server.serve(), name="memoir-api")
+    started.push_async_callback(_stop_api, server, task)
+    for _ in range(200):
+        if server.started:
+            break
+        await asyncio.sleep(0.05)
+    return f"http://{settings.api_host}:{settings.api_port}"
+
+
+async def _stop_api(server: uvicorn.Server, task: "asyncio.Task[None]") -> None:
+    server.should_exit = True
+    with contextlib.suppress(Exception):
+        await asyncio.wait_for(asyncio.shield(task), timeout=10)
+    task.cancel()
+    await asyncio.gather(task, return_exceptions=True)
+
+
+async def _start_mail_sink(
+    settings: Settings, say: Callable[[str], None], started: contextlib.AsyncExitStack
+) -> None:
     """The local SMTP sink behind `email.send`, unless something already listens there."""
     host, port = settings.smtp_host, settings.smtp_port
     if host not in ("127.0.0.1", "localhost") or port_open(host, port):
         say(f"using the SMTP server at {host}:{port}")
-        return None
+        return
     sink = MailSink(mail_dir(settings.data_dir), host=host, port=port)
-    await asyncio.to_thread(sink.start)
+    await _start_part(started, asyncio.to_thread(sink.start), MailSink.stop)
     say(f"mail sink listening on {host}:{port} (messages in {sink.directory}, `memoir mail`)")
-    return sink
 
 
-async def _start_caldav(settings: Settings, say: Callable[[str], None]) -> CalDAVServer | None:
+async def _start_caldav(
+    settings: Settings, say: Callable[[str], None], started: contextlib.AsyncExitStack
+) -> None:
     """The local Radicale behind `calendar.*`, unless the URL is remote or already served."""
     address = local_address(settings.caldav_url)
     if address is None or port_open(*address):
         say(f"using the CalDAV server at {settings.caldav_url}")
-        return None
+        return
     host, port = address
-    server = await asyncio.to_thread(start_caldav_server, settings.data_dir, port=port, host=host)
+    starting = asyncio.to_thread(start_caldav_server, settings.data_dir, port=port, host=host)
+    server = await _start_part(started, starting, CalDAVServer.stop)
     say(f"Radicale CalDAV server at {server.url} (calendars in {server.folder})")
-    return server
 
 
 async def dev_user(stores: Stores, *, timezone: str = "UTC") -> tuple[UserProfile, str]:

@@ -4,6 +4,7 @@ real protocol peers the tools talk to: an SMTP sink and a Radicale CalDAV server
 from __future__ import annotations
 
 import os
+import signal
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -14,7 +15,15 @@ from memoir.db import Pool, migrate, open_pool
 from memoir.embedded_pg import start_embedded_postgres
 from memoir.mail_sink import MailSink
 from memoir.pgvector_check import check_vector_operations, failures_message
+from memoir.shutdown import stop_signals
 from memoir.stores import Stores
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """SIGTERM and SIGHUP stop the run as Ctrl-C does: pytest then tears the session fixtures
+    down (embedded Postgres, Radicale, Temporal servers) instead of leaving them running."""
+    for signum in stop_signals():
+        signal.signal(signum, signal.default_int_handler)
 
 
 @pytest.fixture(scope="session")
