@@ -6,7 +6,7 @@ It parses the same rendered prompts that `ChatOpenAI` reads (formats in `memoir.
 - `with_structured_output(schema)` returns a Runnable that produces an instance of `schema`,
   dispatching on the schema's name: `TriageDecision` (rules + learned preference lines, with
   embeddings), `Plan` (the planner rules), `UserPreferences` (one targeted line), and the
-  memory engine's `HotpathDecision`, `MemoryCandidate`, `SameFact`, `ComposedSummary`,
+  memory engine's `HotpathDecision`, `MemoryExtraction`, `SameFact`, `ComposedSummary`,
   `EpisodicSummary`, `ProfileUpdate` (`memoir.llm.offline_memory`).
 
 Other modules may teach it more schemas with `register_offline_skill`.
@@ -31,6 +31,7 @@ from memoir.llm.offline_memory import (
     candidate_offline,
     compose_offline,
     episodic_offline,
+    extraction_offline,
     gate_offline,
     profile_update_offline,
     same_fact_offline,
@@ -52,6 +53,7 @@ _SKILLS: dict[str, OfflineSkill] = {
     "UserPreferences": lambda messages, _model: update_preferences_offline(messages),
     # Long-term memory (memoir.memory): gate, candidate, same fact, compose, episode, profile.
     "HotpathDecision": lambda messages, _model: gate_offline(messages),
+    "MemoryExtraction": lambda messages, _model: extraction_offline(messages),
     "MemoryCandidate": lambda messages, _model: candidate_offline(messages),
     "SameFact": lambda messages, _model: same_fact_offline(messages),
     "ComposedSummary": lambda messages, _model: compose_offline(messages),

@@ -1,13 +1,13 @@
 """Stable facts in a user's words, as rules: the offline memory skills' reader and writer.
 
-`gate_sentences(latest, earlier)` reads the latest message sentence by sentence: questions,
-one-off requests and time-bound events are set aside (with a note saying why), and each other
-sentence is matched against the fact rules below. A `Fact` has a category, a third-person
-summary rendered from its attributes, an importance, a deterministic key when it has one
-(`profile:pet:luna:age`, `profile:city`, `profile:name`, …) and a slot (entity, attribute) that
-decides whether two facts are the same fact. `read_summary` reads a summary back into a `Fact`
-(third person → first person, then the same rules), so summaries written earlier, or by another
-model, can be compared and composed.
+`extract_facts(sentence)` matches one sentence (or clause) against the fact rules below; a
+message as a whole is read by `memoir.llm.offline_extract`, which uses these rules for facts
+with deterministic keys and its clause grammar for the rest. A `Fact` has a category, a
+third-person summary rendered from its attributes, an importance, a deterministic key when it
+has one (`profile:pet:luna:age`, `profile:city`, `profile:name`, …) and a slot (entity,
+attribute) that decides whether two facts are the same fact. `read_summary` reads a summary
+back into a `Fact` (third person → first person, then the same rules), so summaries written
+earlier, or by another model, can be compared and composed.
 """
 
 from __future__ import annotations
@@ -16,15 +16,16 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from memoir.timeparse import find_time_phrases
-
 __all__ = [
     "LANGUAGE_CODES",
+    "PET_KINDS",
     "Fact",
     "content_words",
-    "gate_sentences",
+    "extract_facts",
     "read_summary",
     "render_fact",
+    "sentences",
+    "strip_lead",
 ]
 
 I = re.I  # noqa: E741
@@ -347,7 +348,7 @@ _RENDER: dict[str, Callable[[dict[str, str]], str]] = {
     "tone": lambda a: f"User prefers {_article(a['tone'])} {a['tone']} tone.",
     "reply language": lambda a: f"User prefers replies in {a['language']}.",
     "instruction": lambda a: f"User wants you to {a['what']}.",
-    "preference": lambda a: f"User prefers {a['what']}.",
+    "preference": lambda a: f"User {a.get('verb', 'prefers')} {a['what']}.",
     "like": lambda a: f"User {a['verb']} {a['what']}.",
     "goal": lambda a: f"User's goal is to {a['what']}.",
     "learning": lambda a: f"User is {a['verb']} {a['what']}.",
@@ -732,6 +733,17 @@ def _rule_reply_style(s: str, caps: bool) -> list[Fact]:
     return []
 
 
+# What makes a standing instruction one for the assistant: it names the user, or something the
+# assistant does (replies, reminders, emails, meetings, the calendar).
+_FOR_THE_ASSISTANT = re.compile(
+    r"\b(?:me|my|i|mine|myself|remind\w*|send\w*|e-?mails?|schedul\w*|book\w*|cancel\w*|"
+    r"meetings?|calendar|events?|appointments?|repl(?:y|ies)|answers?|respon\w*|messages?|"
+    r"texts?|calls?|notif\w*|summar\w*|translat\w*|draft\w*|cc|bcc|forward\w*|invit\w*|"
+    r"format\w*|address\w*|use|suggest\w*|recommend\w*|ask\w*|tell\w*|write|writing)\b",
+    I,
+)
+
+
 def _rule_instruction(s: str, caps: bool) -> list[Fact]:
     m = re.match(
         r"^(?:please\s+)?(?:(?:from\s+now\s+on|going\s+forward|in\s+(?:the\s+)?future)[,]?\s+)"
@@ -746,6 +758,8 @@ def _rule_instruction(s: str, caps: bool) -> list[Fact]:
     style = _rule_reply_style(what, caps) or _rule_language(what, caps)
     if style:
         return style
+    if not _FOR_THE_ASSISTANT.search(what):
+        return []  # "never give up", "always be yourself": encouragement, not an instruction
     what = third_person(what)
     what = what[:1].lower() + what[1:]
     slot = ("user", f"instruction:{' '.join(sorted(content_words(what)))}")
@@ -846,12 +860,16 @@ _VERB3 = {
 
 def _rule_likes(s: str, caps: bool) -> list[Fact]:
     m = re.search(
-        r"\bi(?:'d|\s+would)?\s+(?:really\s+|much\s+)?(?:prefer|rather)\s+(?P<what>.+)", s, I
+        r"\bi(?:'d|\s+would)?\s+(?:really\s+|much\s+)?(?P<verb>prefer|rather)\s+(?P<what>.+)",
+        s,
+        I,
     )
     if m:
         what = third_person(_clause(m.group("what")))
+        verb = "would rather" if m.group("verb").lower() == "rather" else "prefers"
         slot = ("user", f"prefers:{' '.join(sorted(content_words(what)))}")
-        return [_fact("preference", "preference", 0.6, slot, {"what": what}, allows_time=False)]
+        attrs = {"what": what, "verb": verb}
+        return [_fact("preference", "preference", 0.6, slot, attrs, allows_time=False)]
     m = re.search(
         r"\bi\s+(?:really\s+|absolutely\s+|truly\s+)?(?P<verb>love|like|enjoy|adore|hate|dislike|"
         r"can't\s+stand|cannot\s+stand|don't\s+like|do\s+not\s+like)\s+(?P<what>.+)",
@@ -919,90 +937,17 @@ _LEAD = re.compile(
     r"\s+)+",
     I,
 )
-_QUESTION_START = re.compile(
-    r"^(?:what|who|whom|whose|where|when|why|how|which|can|could|would|will|do|does|did|is|are|"
-    r"am|was|were|should|shall|may|have|has)\b",
-    I,
-)
-_ABOUT_ASSISTANT = re.compile(r"\b(?:you|your|yourself|memory|remember)\b", I)
-_REQUEST = re.compile(
-    r"^(?:please\s+|pls\s+|kindly\s+)?(?:remind|send|e-?mail|schedule|book|cancel|move|"
-    r"reschedule|create|add|delete|remove|set|call(?!\s+me\b)|text|message|find|search|look\s+up|check|"
-    r"draft|write|reply|respond|forward|show|list|tell|give|mark|complete|make|get|buy|order|"
-    r"open|read|summari[sz]e|translate|plan|invite|help|let'?s|go)\b"
-    r"|\bremind\s+me\b|\b(?:i\s+need\s+you\s+to|i\s+want\s+you\s+to|i'd\s+like\s+you\s+to|"
-    r"i\s+would\s+like\s+you\s+to)\b",
-    I,
-)
-_STANDING = re.compile(
-    r"^(?:please\s+)?(?:from\s+now\s+on|going\s+forward|in\s+(?:the\s+)?future|always|never|"
-    r"don't\s+ever|do\s+not\s+ever)\b"
-    r"|^(?!.*\bremind\s+me\b).*\b(?:always|from\s+now\s+on|going\s+forward)\b",
-    I,
-)
-_EVENT = re.compile(
-    r"\b(?:tomorrow|tonight|next\s+\w+|this\s+(?:morning|afternoon|evening|weekend)|"
-    r"appointment|meeting|flight|trip|party|interview|deadline|going\s+to|gonna|will|i'll)\b",
-    I,
-)
 
 
-def _sentences(text: str) -> list[str]:
+def strip_lead(sentence: str) -> str:
+    """A sentence without its lead-in ("btw", "please remember that", "update:")."""
+    return _LEAD.sub("", sentence)
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences of a message (cut after . ! ? ; and at line breaks)."""
     parts = re.split(r"(?<=[.!?;])\s+|\n+", text.strip())
     return [p.strip() for p in parts if p.strip()]
-
-
-def _entities(earlier: list[str]) -> tuple[dict[str, tuple[str, str]], str | None]:
-    """Named pets and people in earlier turns: name → ("pet" | "person", kind), and the last."""
-    entities: dict[str, tuple[str, str]] = {}
-    last = None
-    for turn in earlier:
-        for sentence in _sentences(turn):
-            for f in extract_facts(_LEAD.sub("", sentence)):
-                name = f.attrs.get("name")
-                if not name:
-                    continue
-                if f.rule in ("pet", "pet age"):
-                    entities[name.lower()] = ("pet", f.attrs.get("kind", "pet"))
-                elif f.rule in ("family", "partner", "person age"):
-                    kind = f.attrs.get("relation") or f.attrs.get("kind", "person")
-                    entities[name.lower()] = ("person", kind)
-                else:
-                    continue
-                last = name
-    return entities, last
-
-
-def gate_sentences(latest: str, earlier: list[str] | None = None) -> tuple[list[Fact], list[str]]:
-    """The facts of the latest message, most important first, and notes on what was set aside."""
-    entities, last = _entities(earlier or [])
-    facts: list[Fact] = []
-    notes: list[str] = []
-    for raw in _sentences(latest):
-        sentence = _LEAD.sub("", raw).strip()
-        if not sentence:
-            continue
-        quoted = f"“{raw if len(raw) <= 80 else raw[:79] + '…'}”"
-        standing = _STANDING.match(sentence) is not None
-        if not standing and (sentence.endswith("?") or _QUESTION_START.match(sentence)):
-            if _ABOUT_ASSISTANT.search(sentence):
-                notes.append(f"{quoted} is a question about the assistant (meta/capability).")
-            else:
-                notes.append(f"{quoted} is a question, not a statement of fact.")
-            continue
-        if not standing and _REQUEST.search(sentence):
-            notes.append(f"{quoted} is a one-off request, not a lasting fact.")
-            continue
-        found = extract_facts(sentence, entities, last)
-        timed = bool(find_time_phrases(sentence)) or _EVENT.search(sentence) is not None
-        if timed:
-            kept = [f for f in found if f.allows_time]
-            if len(kept) < len(found) or not found:
-                notes.append(f"{quoted} is about a time-bound event.")
-            found = kept
-        facts.extend(found)
-    order = {id(f): i for i, f in enumerate(facts)}
-    return sorted(facts, key=lambda f: (-f.importance, order[id(f)])), notes
 
 
 # ----- reading a summary back ----------------------------------------------------------------
@@ -1015,6 +960,7 @@ _FIRST_PERSON = [
     (r"^User\s+wants\s+you\s+to\s+", ""),
     (r"^User\s+wants\b", "I want"),
     (r"^User\s+doesn't\b", "I don't"),
+    (r"^User\s+would\b", "I would"),
     (r"^User\s+can't\b", "I can't"),
     (r"^User\s+speaks\b", "I speak"),
     (r"^User\s+(\w+?)s\b", r"I \1"),

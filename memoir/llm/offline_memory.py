@@ -2,18 +2,19 @@
 
 Reads the prompts of the long-term memory section of `memoir.llm.prompts`:
 
-- `HotpathDecision`: the gate. The latest user message is split into sentences; questions
-  (meta / capability), one-off requests ("remind me …") and time-bound events are not
-  memories; a sentence that states a stable fact (the rules in `memoir.llm.offline_facts`) is.
-- `MemoryCandidate`: the most important fact of the latest message, with its category,
-  third-person summary, importance and deterministic key.
+- `HotpathDecision` and `MemoryExtraction`: the latest message read by
+  `memoir.llm.offline_extract` (clauses, subjects, tenses, dates against the `## Message Time`,
+  the `## Speaker`): questions, one-off requests, plans still to come, encouragement and small
+  talk are not memories; each stable fact and each past event is one (several per message).
+- `MemoryCandidate`: the most important of them (for a caller that asks for one).
 - `SameFact`: equal keys, or the same entity and attribute read back from both summaries, or
   the same words.
 - `ComposedSummary`: the newer fact wins on conflict; details of the older one it does not
   contradict are kept ("User's dog Luna is 3 years old." + "User's pet Luna is 4 years old."
   → "User's dog Luna is 4 years old.").
-- `EpisodicSummary`: topic from the request, approach from the actions (or the reply), notable
-  only with an outcome (an action's result, or a recap the user asked for).
+- `EpisodicSummary`: topic from the request in words (a reminder to …, an email to …, booking
+  the dentist; never the request quoted), approach from the actions (or the reply), notable only
+  with an outcome (an action's result, or a recap the user asked for and got).
 - `ProfileUpdate`: city, name, tone, language, timezone, goals, interests from one memory.
 """
 
@@ -24,11 +25,11 @@ import re
 from langchain_core.messages import BaseMessage
 
 from memoir.llm._text import human_texts, second_person, system_text
+from memoir.llm.offline_clauses import gerund, parse_clause
+from memoir.llm.offline_extract import Reading, read_message
 from memoir.llm.offline_facts import (
     LANGUAGE_CODES,
-    Fact,
     content_words,
-    gate_sentences,
     read_summary,
     render_fact,
 )
@@ -36,10 +37,13 @@ from memoir.llm.prompts import (
     COMPOSE_SECTIONS,
     EPISODIC_SECTIONS,
     MEMORY_TURNS_SECTIONS,
+    NONE,
     PROFILE_UPDATE_SECTIONS,
     SAME_FACT_SECTIONS,
+    USER_SPEAKER,
     one_line,
     parse_memory_fields,
+    parse_message_time,
     parse_profile_fields,
     split_sections,
 )
@@ -48,16 +52,19 @@ from memoir.memory.schemas import (
     EpisodicSummary,
     HotpathDecision,
     MemoryCandidate,
+    MemoryExtraction,
     ProfileUpdate,
     SameFact,
 )
-from memoir.memory.timephrases import has_recall_intent
+from memoir.memory.speakers import split_speaker
+from memoir.memory.timephrases import asks_for_recap
 from memoir.timeparse import strip_when
 
 __all__ = [
     "candidate_offline",
     "compose_offline",
     "episodic_offline",
+    "extraction_offline",
     "gate_offline",
     "profile_update_offline",
     "same_fact_offline",
@@ -69,7 +76,7 @@ def _text(messages: list[BaseMessage]) -> str:
 
 
 def _turns(messages: list[BaseMessage]) -> tuple[list[str], str]:
-    """(earlier user turns, latest user message) from the gate / candidate prompt."""
+    """(earlier user turns, latest user message) from the gate / extraction prompt."""
     sec = split_sections(_text(messages), MEMORY_TURNS_SECTIONS)
     earlier = [
         line[2:].strip()
@@ -83,23 +90,27 @@ def _turns(messages: list[BaseMessage]) -> tuple[list[str], str]:
     return earlier, latest.strip()
 
 
-def _facts(messages: list[BaseMessage]) -> tuple[list[Fact], list[str]]:
+def _reading(messages: list[BaseMessage]) -> Reading:
+    """The latest message read into memories, with its speaker and time from the prompt."""
+    sec = split_sections(_text(messages), MEMORY_TURNS_SECTIONS)
     earlier, latest = _turns(messages)
-    return gate_sentences(latest, earlier)
+    speaker = sec.get("Speaker", "").strip() or USER_SPEAKER
+    now, timezone = parse_message_time(sec.get("Message Time", ""))
+    named = None if speaker in (USER_SPEAKER, NONE) else speaker
+    return read_message(latest, earlier, named, now, timezone)
 
 
 # ----- hot path ------------------------------------------------------------------------------
 
 
 def gate_offline(messages: list[BaseMessage]) -> HotpathDecision:
-    """Create only when a sentence of the latest message states a stable fact."""
-    facts, notes = _facts(messages)
-    steps = list(notes)
-    if facts:
-        best = facts[0]
+    """Create when a clause of the latest message states a fact or tells of a past event."""
+    reading = _reading(messages)
+    steps = list(reading.notes)
+    if reading.memories:
+        said = "; ".join(f"“{m.summary}”" for m in reading.memories[:3])
         steps.append(
-            f"It states a stable fact ({best.rule}: “{best.source}”), so it is worth a semantic "
-            "memory: create."
+            f"It states {len(reading.memories)} memory(ies) worth keeping ({said}): create."
         )
         return HotpathDecision(reasoning=" ".join(steps), should_create=True)
     if not steps:
@@ -108,17 +119,21 @@ def gate_offline(messages: list[BaseMessage]) -> HotpathDecision:
     return HotpathDecision(reasoning=" ".join(steps), should_create=False)
 
 
+def extraction_offline(messages: list[BaseMessage]) -> MemoryExtraction:
+    """Every fact and event of the latest message, most important first."""
+    reading = _reading(messages)
+    why = " ".join(reading.notes) or "Each clause was read for facts and events."
+    return MemoryExtraction(reasoning=why, memories=reading.memories)
+
+
 def candidate_offline(messages: list[BaseMessage]) -> MemoryCandidate:
-    """The most important fact of the latest message as a candidate memory."""
-    facts, _notes = _facts(messages)
-    if not facts:
-        _earlier, latest = _turns(messages)
-        return MemoryCandidate(
-            category="other", summary=f"User said: {one_line(latest, 200)}", importance=0.2
-        )
-    best = facts[0]
+    """The most important memory of the latest message (a one-memory caller's question)."""
+    reading = _reading(messages)
+    if reading.memories:
+        return reading.memories[0]
+    _earlier, latest = _turns(messages)
     return MemoryCandidate(
-        category=best.category, summary=best.summary, importance=best.importance, key=best.key
+        category="other", summary=f"User said: {one_line(latest, 200)}", importance=0.2
     )
 
 
@@ -157,7 +172,9 @@ def compose_offline(messages: list[BaseMessage]) -> ComposedSummary:
     sec = split_sections(_text(messages), COMPOSE_SECTIONS)
     old_key, _c, old_summary = parse_memory_fields(sec.get("Existing Memory (older)", ""))
     new_key, _c2, new_summary = parse_memory_fields(sec.get("New Memory (newer)", ""))
-    old_fact, new_fact = read_summary(old_summary, old_key), read_summary(new_summary, new_key)
+    person = _person_of(new_key) or _person_of(old_key)
+    old_fact = read_summary(_as_user(old_summary, person), _user_key(old_key))
+    new_fact = read_summary(_as_user(new_summary, person), _user_key(new_key))
     if old_fact and new_fact and old_fact.slot == new_fact.slot:
         merged = {**old_fact.attrs}
         kept = []
@@ -166,7 +183,8 @@ def compose_offline(messages: list[BaseMessage]) -> ComposedSummary:
                 merged[name] = value
             elif merged.get(name):
                 kept.append(f"{name} {merged[name]}")
-        summary = render_fact(new_fact.rule, merged) or new_summary
+        rendered = render_fact(new_fact.rule, merged)
+        summary = _as_person(rendered, new_summary, person) if rendered else new_summary
         why = f"Same {new_fact.describe()}: the newer memory wins"
         why += f", keeping the older {', '.join(kept)}." if kept else "."
         return ComposedSummary(reasoning=why, summary=summary)
@@ -182,8 +200,40 @@ def compose_offline(messages: list[BaseMessage]) -> ComposedSummary:
     )
 
 
+def _person_of(key: str | None) -> str | None:
+    """The speaker slug of a named speaker's key (person:maya:city → maya), else None."""
+    m = re.match(r"^person:([^:]+):", key or "")
+    return m.group(1) if m else None
+
+
+def _user_key(key: str | None) -> str | None:
+    """A named speaker's key read as the user's (person:maya:city → profile:city)."""
+    return re.sub(r"^person:[^:]+:", "profile:", key) if key else key
+
+
+def _as_user(summary: str, slug: str | None) -> str:
+    """ "Maya's dog Luna is 3 years old." → "User's dog Luna is 3 years old." (for the rules)."""
+    if not slug:
+        return summary
+    return re.sub(rf"^{re.escape(slug)}\b", "User", summary, count=1, flags=re.I)
+
+
+def _as_person(rendered: str, like: str, slug: str | None) -> str:
+    """A summary rendered about "User", said again about the person `like` names."""
+    if not slug:
+        return rendered
+    m = re.match(rf"^({re.escape(slug)})\b", like, re.I)
+    return re.sub(r"^User\b", m.group(1), rendered) if m else rendered
+
+
 # ----- episodic ------------------------------------------------------------------------------
 
+_NOT_VERBS = {"a", "an", "the", "this", "that", "some", "any", "no", "yes", "ok", "okay", "hi"}
+_QUESTION_WORDS = re.compile(
+    r"^(?:(?:what|who|whom|whose|where|when|why|how|which|is|are|am|was|were|do|does|did|can|"
+    r"could|would|will|should|shall|may|have|has)(?:'s|'re)?\s+)+(?:you\s+)?(?:think\s+)?",
+    re.I,
+)
 _ACTION_RE = re.compile(r"^- (?P<ok>ok|failed) \| (?P<cap>[^|]+?) \| (?P<text>.*)$")
 _POLITE = re.compile(
     r"^(?:(?:hi|hey|hello|ok|okay|so|please|pls|kindly|can you|could you|would you|will you|"
@@ -193,23 +243,45 @@ _POLITE = re.compile(
 
 
 def _topic(request: str, recall: bool) -> str:
-    """A short noun phrase for what the request was about, addressed to the user."""
+    """What the request was about, in words addressed to the user (never the request quoted):
+    "a reminder to call your mom", "an email to dan@x.com", "booking the dentist", "what we
+    talked about before"."""
     text = one_line(request.strip(), 400)
     email = re.match(r"^Email from (?P<who>.+?): [“\"](?P<subject>.*)[”\"]", text)
     if email:
         return f"the email “{email.group('subject')}” from {email.group('who')}"
+    _speaker, text = split_speaker(text)
     if recall:
-        return "what we talked about before"
+        about = re.search(r"\babout\s+(?P<what>[^?.!]+)", text, re.I)
+        what = strip_when(about.group("what")).strip() if about else ""
+        return "what we talked about before" + (f": {second_person(what)}" if what else "")
     text = _POLITE.sub("", text).rstrip(" ?.!")
-    remind = re.match(r"^remind me (?:to|about|that)\s+(?P<what>.+)$", text, re.I)
+    remind = re.match(r"^remind me\b(?:\s+(?:to|about|that)\s+(?P<what>.+))?", text, re.I)
     if remind:
-        return f"a reminder to {second_person(strip_when(remind.group('what')))}"
+        what = strip_when(remind.group("what") or "").strip()
+        return f"a reminder to {second_person(what)}" if what else "a reminder"
     mail = re.match(r"^(?:send\s+)?(?:an?\s+)?e-?mail\s+(?:to\s+)?(?P<who>[\w.@-]+)", text, re.I)
     if mail:
         return f"an email to {mail.group('who')}"
-    words = second_person(text).split()
-    phrase = " ".join(words[:14]) + (" …" if len(words) > 14 else "")
-    return f"“{phrase}”" if phrase else "a short exchange"
+    return _topic_words(text)
+
+
+def _topic_words(text: str) -> str:
+    """A request as a noun phrase ("book the dentist for Thursday" → "booking the dentist"),
+    a question as "your question about …", a statement as "that you …"."""
+    plain = second_person(strip_when(text)).strip(" ,.")
+    words = plain.split()
+    if not words:
+        return "a short exchange"
+    clause = parse_clause(text)
+    head = words[0].lower()
+    asked = text.rstrip().endswith("?") or _QUESTION_WORDS.match(plain) is not None
+    if not asked and not clause.has_verb and head.isalpha() and head not in _NOT_VERBS:
+        return f"{gerund(head)} {' '.join(words[1:10])}".strip()
+    if asked:
+        about = _QUESTION_WORDS.sub("", plain).strip(" ?") or "it"
+        return f"your question about {' '.join(about.split()[:10])}"
+    return f"that {plain[:1].lower()}{plain[1:]}" if len(words) <= 12 else "what you told me"
 
 
 def episodic_offline(messages: list[BaseMessage]) -> EpisodicSummary:
@@ -219,7 +291,7 @@ def episodic_offline(messages: list[BaseMessage]) -> EpisodicSummary:
     reply = one_line(sec.get("Reply", ""), 200)
     status = sec.get("Status", "").strip()
     actions = [m for line in sec.get("Actions", "").splitlines() if (m := _ACTION_RE.match(line))]
-    recall = has_recall_intent(request)
+    recall = asks_for_recap(request)
     topic = _topic(request, recall)
     steps = [f"The request is about {topic}."]
     if actions:
@@ -232,11 +304,16 @@ def episodic_offline(messages: list[BaseMessage]) -> EpisodicSummary:
         return EpisodicSummary(
             reasoning=" ".join(steps), topic=topic, approach=approach, notable=True
         )
-    if recall:
-        approach = f"I recapped our earlier conversations ({reply})" if reply else "I recapped"
+    if recall and reply:
+        approach = f"I recapped our earlier conversations ({reply})"
         steps.append("The user asked to recall earlier conversations: a recap is notable.")
         return EpisodicSummary(
             reasoning=" ".join(steps), topic=topic, approach=approach, notable=True
+        )
+    if recall:
+        steps.append("A recap was asked for but none was given (no reply): nothing to keep.")
+        return EpisodicSummary(
+            reasoning=" ".join(steps), topic=topic, approach="no recap given", notable=False
         )
     approach = f"I replied: {reply}" if reply else "I replied"
     steps.append(f"No action ran (status {status or 'unknown'}): a routine turn, not notable.")

@@ -39,6 +39,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from memoir.models import EmailMessage, LatestAction, RecentMessage
 
@@ -582,8 +583,10 @@ REPLY_SECTIONS = ("Profile", "Memory", "Now", "Request", "Intent", "Status", "No
 # Long-term memory (seeds 001, 003): hot path gate, candidate, same fact, compose, episodic
 # summary, profile update. Rendered by `memoir.memory`; parsed by `memoir.llm.offline_memory`.
 #
-#   gate / candidate   humans: `## Earlier User Turns` ("- …" lines, oldest first, or (none))
-#                      then `## Latest User Message`.
+#   gate / extraction  human: `## Earlier User Turns` ("- …" lines, oldest first, or (none)),
+#                      `## Speaker` (a name, or "User"), `## Message Time`
+#                      (`render_message_time`: "Monday 2023-05-08 13:56, timezone UTC", or
+#                      (none)), then `## Latest User Message`.
 #   same fact          human: `## Existing Memory` then `## Candidate`, each "Key: / Category: /
 #                      Summary:" lines (`render_memory_fields`).
 #   compose            human: `## Existing Memory (older)` then `## New Memory (newer)`.
@@ -594,42 +597,66 @@ REPLY_SECTIONS = ("Profile", "Memory", "Now", "Request", "Intent", "Status", "No
 #                      "; "), then `## Memory` (`render_memory_fields`).
 # ============================================================================================
 
-MEMORY_GATE_SYSTEM_PROMPT = """You decide whether the user's latest message should become a \
-long-term semantic memory about the user.
+MEMORY_GATE_SYSTEM_PROMPT = """You decide whether the latest message should become long-term \
+semantic memories.
 
-CREATE a memory (should_create = true) only for stable information:
-- facts about the user: name, where they live, age, job, employer, language, diet;
+CREATE (should_create = true) when it states at least one of:
+- a stable fact about the speaker or someone close to them: name, where they live, age, job,
+  employer, language, diet, what they have, drive, play or do regularly;
 - lasting preferences ("I prefer short replies", "never book meetings before 10am");
 - identity, relationships, goals and interests;
-- attributes of close entities (a pet's name or age, a partner's name), including corrections
-  and updates of facts already known ("Luna turned 4").
+- attributes of close people and pets (a pet's name or age, a sister's job), including
+  corrections and updates of facts already known ("Luna turned 4");
+- an event that happened: went, lost, adopted, started, moved, bought, visited, finished,
+  joined, quit, got married, met … ("I lost my job yesterday").
 
-DO NOT create a memory for:
-- questions about the assistant, its capabilities or its memory ("what can you do?",
-  "do you remember my dog?") or any other question;
-- one-off actions and requests ("remind me to …", "send an email to …", "schedule …");
-- time-bound events ("I have a dentist appointment tomorrow");
-- greetings, thanks and small talk.
+DO NOT create for:
+- questions of any kind, including about the assistant or its memory ("what can you do?");
+- one-off requests ("remind me to …", "send an email to …", "schedule …");
+- plans and appointments still to come ("I have a dentist appointment tomorrow");
+- greetings, thanks, encouragement and small talk ("you can do it!", "never give up",
+  "good luck", "that's great") — words to the listener, not facts.
 
-Earlier user turns are context only (e.g. who "she" is); decide on the latest message.
+Earlier turns are context only (who "she" is); decide on the latest message.
 In reasoning, name the rule that decided."""
 
-MEMORY_CANDIDATE_SYSTEM_PROMPT = """Write the semantic memory that the user's latest message \
-states, as one short third-person sentence about "User" (e.g. "User lives in Lisbon.",
-"User's dog Luna is 3 years old.", "User prefers short replies.").
+MEMORY_EXTRACTION_SYSTEM_PROMPT = """List every memory the latest message states: one item per \
+stable fact or past event (a message with two facts gives two items).
 
-category: one of profile, preference, goal, interest, relationship, pet, work.
-importance: 0..1 (identity and close entities 0.8-0.9, preferences 0.6-0.7, passing likes 0.5).
-key: a deterministic key when the fact has one, else null:
-- profile:name, profile:city, profile:age, profile:job, profile:employer, profile:language,
-  profile:timezone, profile:diet, profile:allergy:<thing>
-- profile:partner, profile:family:<relation>:<name>
-- profile:pet:<name>:age, profile:pet:<name>:kind
-- preference:reply_length, preference:tone, preference:language
-Names inside keys are lowercase (profile:pet:luna:age). Earlier user turns are context only."""
+For each item:
+- subject: whom it is about. First-person statements are about the Speaker ("User" when the
+  Speaker is the user); keep other people and pets as said: "Maya's sister Ngozi", "Luna
+  (Maya's dog)". Never merge two people into one item.
+- kind: "fact" (stable: identity, attributes, relationships, preferences, habits) or "event"
+  (something that happened).
+- summary: one short third-person sentence that starts with the subject ("User lives in
+  Lisbon.", "Maya drives a Prius.", "Maya's sister Ngozi is a nurse."). An event's summary
+  starts with its resolved date: "On 2023-05-07 Maya lost their job as a banker."
+- date_iso: for an event, its date resolved against the Message Time ("yesterday" in a message
+  of 2023-05-08 is 2023-05-07; a span such as "last week" gives its first day); null when
+  the message gives no time. time_phrase: the time expression as said, or null.
+- category: one of profile, preference, goal, interest, relationship, pet, work, event.
+- importance: 0..1 (identity and close entities 0.8-0.9, events 0.6, preferences 0.6-0.7,
+  passing likes 0.5).
+- key: a deterministic key when the fact has one, else null (always null for events):
+  profile:name, profile:city, profile:age, profile:job, profile:employer, profile:language,
+  profile:timezone, profile:diet, profile:allergy:<thing>, profile:partner,
+  profile:family:<relation>:<name>, profile:pet:<name>:age, profile:pet:<name>:kind,
+  preference:reply_length, preference:tone, preference:language. Names inside keys are
+  lowercase (profile:pet:luna:age). For a named Speaker other than the user, replace the
+  leading "profile:" with "person:<speaker>:" (person:maya:city).
+
+Leave out questions, requests, plans still to come, greetings, thanks, encouragement and
+small talk: an empty list is a valid answer. Earlier turns are context only."""
 
 MEMORY_TURNS_PROMPT = """## Earlier User Turns
 {earlier}
+
+## Speaker
+{speaker}
+
+## Message Time
+{time}
 
 ## Latest User Message
 {message}"""
@@ -659,7 +686,8 @@ COMPOSE_USER_PROMPT = """## Existing Memory (older)
 
 COMPOSE_SECTIONS = ("Existing Memory (older)", "New Memory (newer)")
 SAME_FACT_SECTIONS = ("Existing Memory", "Candidate")
-MEMORY_TURNS_SECTIONS = ("Earlier User Turns", "Latest User Message")
+MEMORY_TURNS_SECTIONS = ("Earlier User Turns", "Speaker", "Message Time", "Latest User Message")
+USER_SPEAKER = "User"  # the `## Speaker` of a message the user wrote as themself
 
 EPISODIC_SYSTEM_PROMPT = """Summarize one turn of the conversation between the user and their \
 assistant for an episodic memory.
@@ -717,6 +745,27 @@ def parse_memory_fields(block: str) -> tuple[str | None, str, str]:
 
     key = field("Key")
     return (None if key in ("", NONE) else key), field("Category"), field("Summary")
+
+
+def render_message_time(now: datetime | None, timezone: str) -> str:
+    """The `## Message Time` line: "Monday 2023-05-08 13:56, timezone UTC" (local), or (none)."""
+    if now is None:
+        return NONE
+    local = now.astimezone(ZoneInfo(timezone))
+    return f"{local:%A %Y-%m-%d %H:%M}, timezone {timezone}"
+
+
+def parse_message_time(block: str) -> tuple[datetime | None, str]:
+    """Inverse of `render_message_time`: (aware local time or None, timezone)."""
+    m = re.search(r"(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}), timezone (\S+)", block)
+    if not m:
+        return None, "UTC"
+    try:
+        zone = ZoneInfo(m.group(3))
+    except (ValueError, KeyError):
+        return None, "UTC"
+    moment = datetime.fromisoformat(f"{m.group(1)}T{m.group(2)}").replace(tzinfo=zone)
+    return moment, m.group(3)
 
 
 def render_user_turns(earlier: Sequence[str]) -> str:

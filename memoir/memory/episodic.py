@@ -1,7 +1,9 @@
 """Stage 12, episodic capture (seeds 001, 003): an episode from a turn's outcome, or a skip.
 
 In order, first reason wins:
-1. routine turn: no outcome (no action ran, no recap asked for) → skip, before any model call;
+1. routine turn: no outcome (no action ran, no recap asked for: `asks_for_recap`, a question or
+   request to the assistant, never a statement or a relayed line "Maya: … last time …") → skip,
+   before any model call;
 2. cooldown: fewer than `EPISODIC_COOLDOWN_TURNS` turns and fewer than
    `EPISODIC_COOLDOWN_MINUTES` minutes since the last episode → skip;
 3. daily cap: `EPISODIC_MAX_PER_DAY` episodes already on the user's local day → skip;
@@ -13,7 +15,8 @@ In order, first reason wins:
    is created.
 
 The summary reads exactly "On {YYYY-MM-DD} (W{WW}, {YYYY}) we discussed {topic}. Approach:
-{approach}." with the date, ISO week and ISO year of the user's local day (also stored as
+{approach}." (the topic in words, "booking the dentist", never the request quoted) with the
+date, ISO week and ISO year of the user's local day (also stored as
 `date_iso`, `week`, `year`, so "last week" can filter on them).
 """
 
@@ -54,7 +57,8 @@ from memoir.memory.events import (
 from memoir.memory.llm_calls import ask, embed_one, prompt, stable_memory_id
 from memoir.memory.models import Memory, MemoryKind
 from memoir.memory.schemas import EpisodicSummary
-from memoir.memory.timephrases import has_recall_intent
+from memoir.memory.speakers import message_speaker
+from memoir.memory.timephrases import asks_for_recap
 from memoir.models import ExecutionResult, RecentMessage, RememberRequest
 from memoir.settings import Settings
 from memoir.stores.memories import MemoryStore
@@ -194,7 +198,8 @@ def describe_action(result: ExecutionResult, timezone: str) -> str:
 def outcome_signals(request: RememberRequest) -> list[str]:
     """What happened in the turn that is worth an episode: actions, or a recap asked for."""
     signals = [f"{r.capability}: {'ok' if r.success else 'failed'}" for r in request.results]
-    if has_recall_intent(request.message.text):
+    speaker, text = message_speaker(request.message)
+    if speaker is None and asks_for_recap(text):
         signals.append("recap asked for")
     return signals
 

@@ -15,7 +15,7 @@ from memoir.embeddings import Embedder
 from memoir.llm import structured
 from memoir.stores.memories import MEMORY_ID_PREFIX
 
-__all__ = ["ask", "embed_one", "prompt", "stable_memory_id"]
+__all__ = ["ask", "embed_many", "embed_one", "prompt", "stable_memory_id"]
 
 T = TypeVar("T", bound=BaseModel)
 _log = logging.getLogger("memoir.memory")
@@ -43,6 +43,13 @@ async def embed_one(embedder: Embedder, text: str) -> list[float]:
     """One embedding, computed in a worker thread (CPU work)."""
     vectors = await asyncio.to_thread(embedder.embed, [text])
     return vectors[0]
+
+
+async def embed_many(embedder: Embedder, texts: list[str]) -> list[list[float]]:
+    """Embeddings of several texts in one call, in a worker thread ([] for none)."""
+    if not texts:
+        return []
+    return list(await asyncio.to_thread(embedder.embed, texts))
 
 
 def stable_memory_id(*parts: str) -> str:

@@ -4,12 +4,15 @@
 the first time phrase into a filter on the episodic metadata (`date_iso`, `week`, `year`,
 stamped in the user's timezone) in the vector-store filter syntax:
 
-- yesterday, today, N days ago, on Monday (the most recent past Monday), the day before
-  yesterday → `{"date_iso": {"$gte": "YYYY-MM-DD", "$lte": "YYYY-MM-DD"}}`;
+- yesterday (last night), today, N days ago, on Monday (the most recent past Monday), the day
+  before yesterday, on 3 May / May 3rd, 2023 (the latest such day not after today) →
+  `{"date_iso": {"$gte": "YYYY-MM-DD", "$lte": "YYYY-MM-DD"}}`;
 - last week, this week, N weeks ago → the ISO week: `{"week": W, "year": Y}` (ISO year);
-- last month, this month, in March (the most recent March), last year, this year → a
-  `date_iso` range.
+- last weekend, last month, this month, in March (the most recent March), N months ago, last
+  year, this year, N years ago, in 2019 → a `date_iso` range.
 
+The same spans date the events a message tells of (the hot path resolves "yesterday" in a
+message of 8 May 2023 to 2023-05-07); `span_phrase` says a span in words ("On 2023-05-07").
 Every day is computed in the user's IANA timezone, by calendar arithmetic (DST-safe).
 """
 
@@ -21,9 +24,17 @@ from datetime import date, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from memoir.memory.speakers import split_speaker
 from memoir.timeparse import NUMBER_WORDS
 
-__all__ = ["TimeFilter", "has_recall_intent", "local_date", "time_filter"]
+__all__ = [
+    "TimeFilter",
+    "asks_for_recap",
+    "has_recall_intent",
+    "local_date",
+    "span_phrase",
+    "time_filter",
+]
 
 _RECALL = re.compile(
     r"\bremember\s+(?:what|when|how)\s+we\b"
@@ -32,7 +43,7 @@ _RECALL = re.compile(
     r"|\bwhat\s+did\s+i\s+(?:tell|say\s+to|ask)\s+you\b"
     r"|\bwhat\s+were\s+we\s+(?:talking|discussing|doing|saying)\b"
     r"|\bwhat\s+we\s+(?:talked|discussed|decided|did|said|agreed|covered)\b"
-    r"|\blast\s+time\b"
+    r"|\blast\s+time\s+(?:we|you)\b"
     r"|\b(?:earlier|previously|before)\s+we\s+(?:talked|discussed|spoke|decided|said)\b"
     r"|\bwe\s+(?:talked|spoke|chatted)\s+about\b"
     r"|\bour\s+(?:last|previous|earlier)\s+(?:conversation|chat|discussion|talk)\b"
@@ -70,9 +81,20 @@ _MONTHS = {
 }
 _MONTH = "|".join(sorted(_MONTHS, key=len, reverse=True))
 
+_DAY = r"(?P<d>[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?"
+_YEAR = r"(?P<y>(?:19|20)\d\d)"
+
 _PHRASES: list[tuple[str, re.Pattern[str]]] = [
+    (
+        "date",
+        re.compile(
+            rf"\b(?:on\s+)?(?:{_DAY}\s+(?:of\s+)?(?P<mon>{_MONTH})|(?P<mon2>{_MONTH})\s+"
+            rf"{_DAY.replace('<d>', '<d2>')})\b(?:,?\s+{_YEAR}\b)?",
+            re.I,
+        ),
+    ),
     ("day_before_yesterday", re.compile(r"\b(?:the\s+)?day\s+before\s+yesterday\b", re.I)),
-    ("yesterday", re.compile(r"\byesterday\b", re.I)),
+    ("yesterday", re.compile(r"\b(?:yesterday|last\s+night)\b", re.I)),
     ("today", re.compile(r"\b(?:today|this\s+morning|this\s+afternoon|earlier\s+today)\b", re.I)),
     ("days_ago", re.compile(rf"\b(?P<n>{_N})\s+days?\s+ago\b", re.I)),
     ("weeks_ago", re.compile(rf"\b(?P<n>{_N})\s+weeks?\s+ago\b", re.I)),
@@ -81,6 +103,10 @@ _PHRASES: list[tuple[str, re.Pattern[str]]] = [
     ("last_month", re.compile(r"\b(?:last|previous|past)\s+month\b", re.I)),
     ("this_month", re.compile(r"\bthis\s+month\b", re.I)),
     ("last_year", re.compile(r"\b(?:last|previous|past)\s+year\b", re.I)),
+    ("months_ago", re.compile(rf"\b(?P<n>{_N})\s+months?\s+ago\b", re.I)),
+    ("years_ago", re.compile(rf"\b(?P<n>{_N})\s+years?\s+ago\b", re.I)),
+    ("weekend", re.compile(r"\b(?:last|this\s+past|past|over\s+the|on\s+the)\s+weekend\b", re.I)),
+    ("year", re.compile(rf"\b(?:in|during|back\s+in)\s+{_YEAR}\b", re.I)),
     ("this_year", re.compile(r"\bthis\s+year\b", re.I)),
     (
         "weekday",
@@ -111,6 +137,22 @@ class TimeFilter:
 def has_recall_intent(text: str) -> bool:
     """Whether the user asks to recall earlier conversations ("what did we discuss …")."""
     return _RECALL.search(text) is not None
+
+
+_ASKING = re.compile(
+    r"\?|^\s*(?:please\s+|can\s+you\s+|could\s+you\s+)?(?:recap|catch\s+me\s+up|remind\s+me|"
+    r"tell\s+me|summari[sz]e|go\s+over|list|remember)\b",
+    re.I,
+)
+
+
+def asks_for_recap(text: str) -> bool:
+    """Whether the user asks the assistant to recall earlier conversations: recall intent in a
+    question or a request ("what did we discuss yesterday?", "recap our last chat"), not in a
+    statement ("last time we met it rained") nor in a relayed line of someone else's
+    conversation ("Maya: what did we talk about last time?" is Maya asking her friend)."""
+    speaker, body = split_speaker(text)
+    return speaker is None and has_recall_intent(body) and _ASKING.search(body) is not None
 
 
 def local_date(now: datetime, timezone: str) -> date:
@@ -182,7 +224,62 @@ def _read(kind: str, m: re.Match[str], today: date) -> TimeFilter | None:
         year = today.year if month <= today.month else today.year - 1
         start, end = _month_span(year, month)
         return _days(phrase, f"{start:%B %Y}", start, min(end, today))
+    return _read_more(kind, m, phrase, today)
+
+
+def _read_more(kind: str, m: re.Match[str], phrase: str, today: date) -> TimeFilter | None:
+    """Dates, weekends, months or years ago, and years (said of the past)."""
+    if kind == "date":
+        return _date(m, phrase, today)
+    if kind == "weekend":
+        saturday = today - timedelta(days=(today.weekday() - 5) % 7 or 7)
+        return _days(phrase, "last weekend", saturday, min(saturday + timedelta(days=1), today))
+    if kind == "months_ago":
+        n = _number(m.group("n"))
+        index = today.year * 12 + today.month - 1 - n
+        start, end = _month_span(index // 12, index % 12 + 1)
+        return _days(phrase, f"{start:%B %Y}", start, end)
+    if kind == "years_ago":
+        year = today.year - _number(m.group("n"))
+        return _days(phrase, str(year), date(year, 1, 1), date(year, 12, 31))
+    if kind == "year":
+        year = int(m.group("y"))
+        if year > today.year:
+            return None
+        return _days(phrase, str(year), date(year, 1, 1), min(date(year, 12, 31), today))
     return None
+
+
+def _date(m: re.Match[str], phrase: str, today: date) -> TimeFilter | None:
+    """ "on 3 May" / "May 3rd, 2023": that day (without a year, the latest one not after today)."""
+    month = _MONTHS[(m.group("mon") or m.group("mon2")).lower()]
+    day_of_month = int(m.group("d") or m.group("d2"))
+    years = [int(m.group("y"))] if m.group("y") else [today.year, today.year - 1]
+    for year in years:
+        try:
+            day = date(year, month, day_of_month)
+        except ValueError:
+            return None
+        if m.group("y") or day <= today:
+            return _days(phrase, day.isoformat(), day)
+    return None
+
+
+def span_phrase(start: date, end: date) -> str:
+    """How a past span reads before an event: "On 2023-05-07", "On the weekend of 2023-05-06",
+    "In the week of 2023-05-01", "In May 2023", "In 2022", else "Between 2023-05-01 and
+    2023-05-09"."""
+    if start == end:
+        return f"On {start.isoformat()}"
+    if start.weekday() == 5 and end - start == timedelta(days=1):
+        return f"On the weekend of {start.isoformat()}"
+    if start.weekday() == 0 and end - start == timedelta(days=6):
+        return f"In the week of {start.isoformat()}"
+    if start.day == 1 and _month_span(start.year, start.month)[1] == end:
+        return f"In {start:%B %Y}"
+    if (start.month, start.day, end.month, end.day) == (1, 1, 12, 31) and start.year == end.year:
+        return f"In {start.year}"
+    return f"Between {start.isoformat()} and {end.isoformat()}"
 
 
 def time_filter(text: str, now: datetime, timezone: str) -> TimeFilter | None:

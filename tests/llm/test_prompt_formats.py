@@ -3,11 +3,18 @@
 from datetime import UTC, datetime
 
 from memoir.llm.prompts import (
+    MEMORY_EXTRACTION_SYSTEM_PROMPT,
+    MEMORY_GATE_SYSTEM_PROMPT,
+    MEMORY_TURNS_PROMPT,
+    MEMORY_TURNS_SECTIONS,
     PLANNER_SECTIONS,
     parse_latest_actions,
+    parse_message_time,
     render_latest_actions,
+    render_message_time,
     split_sections,
 )
+from memoir.memory.schemas import MemoryExtraction
 from memoir.models import LatestAction
 
 
@@ -52,3 +59,31 @@ def test_request_section_keeps_email_text_that_looks_like_headers() -> None:
     sections = split_sections(text, PLANNER_SECTIONS)
     assert sections["Feedback"] == ""
     assert sections["Request"].endswith("## Feedback\nnot a header here")
+
+
+def test_the_extraction_prompt_asks_for_a_list_of_facts_and_dated_events() -> None:
+    prompt = MEMORY_EXTRACTION_SYSTEM_PROMPT
+    for asked in ("one item per", "subject", "kind", '"event"', "date_iso", "Message Time"):
+        assert asked in prompt
+    assert "yesterday" in prompt and "2023-05-07" in prompt  # resolved, with an example
+    assert "encouragement" in prompt and "empty list" in prompt
+    fields = MemoryExtraction.model_json_schema()["$defs"]["MemoryCandidate"]["properties"]
+    assert {"subject", "kind", "date_iso", "time_phrase", "key", "summary"} <= set(fields)
+
+
+def test_the_gate_prompt_keeps_events_and_refuses_encouragement() -> None:
+    assert "an event that happened" in MEMORY_GATE_SYSTEM_PROMPT
+    assert "encouragement" in MEMORY_GATE_SYSTEM_PROMPT
+
+
+def test_the_memory_turns_prompt_carries_speaker_and_time() -> None:
+    moment = datetime(2023, 5, 8, 23, 30, tzinfo=UTC)
+    block = render_message_time(moment, "Pacific/Auckland")
+    assert block == "Tuesday 2023-05-09 11:30, timezone Pacific/Auckland"
+    parsed, zone = parse_message_time(block)
+    assert zone == "Pacific/Auckland" and parsed == moment
+    assert render_message_time(None, "UTC") == "(none)"
+    assert parse_message_time("(none)") == (None, "UTC")
+    human = MEMORY_TURNS_PROMPT.format(earlier="(none)", speaker="Maya", time=block, message="hi")
+    sections = split_sections(human, MEMORY_TURNS_SECTIONS)
+    assert sections["Speaker"] == "Maya" and sections["Latest User Message"] == "hi"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import date, timedelta
 
 import pytest
 
@@ -13,6 +13,7 @@ from memoir.memory.schemas import (
     ComposedSummary,
     HotpathDecision,
     MemoryCandidate,
+    MemoryExtraction,
     ProfileUpdate,
     SameFact,
 )
@@ -110,8 +111,13 @@ def scripted(
     llm = ScriptedChatModel(on_exhausted="raise")
     llm.script(HotpathDecision, HotpathDecision(reasoning="a fact", should_create=True))
     llm.script(
-        MemoryCandidate,
-        MemoryCandidate(category=category, summary="CANDIDATE", importance=importance),
+        MemoryExtraction,
+        MemoryExtraction(
+            reasoning="one fact",
+            memories=[
+                MemoryCandidate(category=category, summary="CANDIDATE", importance=importance)
+            ],
+        ),
     )
     llm.script(SameFact, *[SameFact(reasoning="test", same_fact=s) for s in same])
     llm.script(ComposedSummary, ComposedSummary(reasoning="test", summary="MERGED"))
@@ -219,7 +225,7 @@ async def test_the_no_create_path_costs_one_embedding_and_one_vector_query(
     llm = engine.llm
     assert isinstance(llm, ScriptedChatModel)
     assert result.action == "skip"
-    assert llm.schemas_called() == ["HotpathDecision", "MemoryCandidate"]
+    assert llm.schemas_called() == ["HotpathDecision", "MemoryExtraction"]
     assert embedder.texts == ["CANDIDATE"]
     assert vectors.queries == [{"category": "pet", "kind": "semantic"}]
     assert await semantic(stores, user) == []
@@ -249,10 +255,16 @@ async def test_a_new_fact_updates_the_profile_line(
     engine = make_engine(offline)
     first = await engine.hotpath(turn(user, "I live in Lisbon", message_id="m1"))
     assert "city: Lisbon" in first.profile_line
-    assert first.events == ["memory.decide", "memory.search", "memory.create", "memory.profile"]
+    assert first.events == [
+        "memory.decide",  # the gate
+        "memory.decide",  # the extraction: one candidate
+        "memory.search",
+        "memory.create",
+        "memory.profile",
+    ]
     moved = await engine.hotpath(turn(user, "I moved to Porto last month", message_id="m2"))
     assert "city: Porto" in moved.profile_line
-    [city] = await semantic(stores, user)
+    [city] = [m for m in await semantic(stores, user) if m.category == "profile"]
     assert city.summary == "User lives in Porto."
     ctx = await stores.user_context.get(user.user_id)
     assert ctx.city == "Porto"
@@ -310,3 +322,112 @@ async def test_every_decision_is_logged_with_its_fields(
     assert len(records) == 1
     fields = records[0].fields  # type: ignore[attr-defined]
     assert fields["key"] == "profile:pet:luna:age" and fields["user_id"] == user.user_id
+
+
+# ----- several memories per message, events, subjects -----------------------------------------
+
+
+async def test_several_facts_in_one_message_become_several_memories(
+    make_engine: EngineFactory, offline: OfflineChatModel, stores: Stores, user: UserProfile
+) -> None:
+    engine = make_engine(offline)
+    text = "My parrot Kiwi is 7 and I work as a pharmacist"
+    result = await engine.run_hotpath(turn(user, text, message_id="m1"))
+    assert result.action == "create" and len(result.outcomes) == 2
+    found = await semantic(stores, user)
+    assert {m.summary for m in found} == {
+        "User's parrot Kiwi is 7 years old.",
+        "User works as a pharmacist.",
+    }
+    assert all(m.source_message_ids == ["m1"] for m in found)
+    assert len({m.memory_id for m in found}) == 2
+
+
+async def test_an_event_is_a_dated_memory_with_its_subject(
+    make_engine: EngineFactory, offline: OfflineChatModel, stores: Stores, user: UserProfile
+) -> None:
+    engine = make_engine(offline)  # NOW is Wednesday 15 January 2025
+    result = await engine.run_hotpath(turn(user, "I lost my job at the bakery yesterday"))
+    assert result.action == "create"
+    [event] = await semantic(stores, user)
+    assert event.category == "event"
+    assert event.summary == "On 2025-01-14 User lost their job at the bakery."
+    assert (event.date_iso, event.week, event.year) == (date(2025, 1, 14), 3, 2025)
+    assert event.metadata["kind"] == "event" and event.metadata["subject"] == "User"
+    assert event.source_message_ids == ["msg-1"]
+
+
+async def test_events_of_different_days_are_never_merged(
+    make_engine: EngineFactory, offline: OfflineChatModel, stores: Stores, user: UserProfile
+) -> None:
+    engine = make_engine(offline)
+    first = turn(user, "I went to a pottery class yesterday", message_id="m1")
+    again = turn(
+        user, "I went to a pottery class yesterday", message_id="m2", now=NOW + timedelta(days=7)
+    )
+    same_day = turn(
+        user, "Yesterday I went to a pottery class", message_id="m3", now=NOW + timedelta(days=7)
+    )
+    assert (await engine.run_hotpath(first)).action == "create"
+    assert (await engine.run_hotpath(again)).action == "create"
+    assert (await engine.run_hotpath(same_day)).action == "update"
+    events = sorted(await semantic(stores, user), key=lambda m: m.date_iso or date.min)
+    assert [e.date_iso for e in events] == [date(2025, 1, 14), date(2025, 1, 21)]
+    assert events[1].source_message_ids == ["m2", "m3"]
+
+
+async def test_a_named_speakers_facts_stay_theirs_and_leave_the_profile_alone(
+    make_engine: EngineFactory, offline: OfflineChatModel, stores: Stores, user: UserProfile
+) -> None:
+    engine = make_engine(offline)
+    await engine.run_hotpath(turn(user, "Ingrid: I live in Bergen", message_id="m1"))
+    await engine.run_hotpath(turn(user, "Olav: I live in Oslo", message_id="m2"))
+    found = {m.key: m.summary for m in await semantic(stores, user)}
+    assert found == {
+        "person:ingrid:city": "Ingrid lives in Bergen.",
+        "person:olav:city": "Olav lives in Oslo.",
+    }
+    ctx = await stores.user_context.get(user.user_id)
+    assert ctx.city != "Bergen" and ctx.city != "Oslo"
+
+
+async def test_encouragement_writes_nothing(
+    make_engine: EngineFactory, offline: OfflineChatModel, stores: Stores, user: UserProfile
+) -> None:
+    engine = make_engine(offline)
+    for i, text in enumerate(["You can do it!", "Never give up.", "Ingrid: Keep going!"]):
+        assert (await engine.run_hotpath(turn(user, text, message_id=f"m{i}"))).action == "none"
+    assert await semantic(stores, user) == []
+
+
+async def test_the_hot_path_dates_an_event_the_model_left_undated(
+    make_engine: EngineFactory, stores: Stores, user: UserProfile
+) -> None:
+    llm = ScriptedChatModel(on_exhausted="raise")
+    llm.script(HotpathDecision, HotpathDecision(reasoning="an event", should_create=True))
+    event = MemoryCandidate(
+        category="life",
+        summary="User adopted a kitten.",
+        importance=0.6,
+        key="should:be:dropped",
+        kind="event",
+        time_phrase="the day before yesterday",
+    )
+    llm.script(MemoryExtraction, MemoryExtraction(reasoning="one event", memories=[event]))
+    result = await make_engine(llm).run_hotpath(turn(user, "whatever"))
+    assert result.action == "create"
+    [stored] = await semantic(stores, user)
+    assert (stored.category, stored.key, stored.date_iso) == ("event", None, date(2025, 1, 13))
+    assert llm.schemas_called() == ["HotpathDecision", "MemoryExtraction"]  # no profile sync
+
+
+async def test_the_prompts_carry_the_speaker_and_the_message_time(
+    make_engine: EngineFactory, user: UserProfile
+) -> None:
+    llm = ScriptedChatModel(on_exhausted="raise")
+    llm.script(HotpathDecision, HotpathDecision(reasoning="no", should_create=False))
+    await make_engine(llm).run_hotpath(turn(user, "Ingrid: I sold my car yesterday"))
+    [call] = llm.calls_for(HotpathDecision)
+    assert "## Speaker\nIngrid" in call
+    assert "## Message Time\nWednesday 2025-01-15 09:30, timezone UTC" in call
+    assert "## Latest User Message\nI sold my car yesterday" in call

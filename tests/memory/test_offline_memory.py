@@ -7,7 +7,7 @@ from pydantic import BaseModel
 
 from memoir.llm import OfflineChatModel
 from memoir.llm.offline_facts import extract_facts
-from memoir.llm.prompts import MEMORY_CANDIDATE_SYSTEM_PROMPT, MEMORY_GATE_SYSTEM_PROMPT
+from memoir.llm.prompts import MEMORY_EXTRACTION_SYSTEM_PROMPT, MEMORY_GATE_SYSTEM_PROMPT
 from memoir.memory.episodic import summary_messages
 from memoir.memory.hotpath import compose_messages, gate_messages, same_fact_messages
 from memoir.memory.profile_sync import profile_messages
@@ -16,6 +16,7 @@ from memoir.memory.schemas import (
     EpisodicSummary,
     HotpathDecision,
     MemoryCandidate,
+    MemoryExtraction,
     ProfileUpdate,
     SameFact,
 )
@@ -37,10 +38,16 @@ def gate(text: str, earlier: tuple[str, ...] = ()) -> HotpathDecision:
     return result
 
 
+def extract(text: str, earlier: tuple[str, ...] = ()) -> list[MemoryCandidate]:
+    messages = gate_messages(MEMORY_EXTRACTION_SYSTEM_PROMPT, earlier, text)
+    result = run(messages, MemoryExtraction)
+    assert isinstance(result, MemoryExtraction)
+    return result.memories
+
+
 def candidate(text: str, earlier: tuple[str, ...] = ()) -> MemoryCandidate:
-    result = run(gate_messages(MEMORY_CANDIDATE_SYSTEM_PROMPT, earlier, text), MemoryCandidate)
-    assert isinstance(result, MemoryCandidate)
-    return result
+    """The most important memory of `text` (the one the single-candidate hot path wrote)."""
+    return extract(text, earlier)[0]
 
 
 @pytest.mark.parametrize(
@@ -251,3 +258,46 @@ def test_episodic_summary_of_a_recap_is_notable() -> None:
 )
 def test_paraphrased_facts_are_recognised(text: str, summary: str) -> None:
     assert [fact.summary for fact in extract_facts(text)][:1] == [summary]
+
+
+@pytest.mark.parametrize(
+    ("text", "topic"),
+    [
+        ("Remind me tomorrow", "a reminder"),
+        ("Book the physio for Friday at 4", "booking the physio"),
+        ("Please plan my week", "planning your week"),
+        ("Can you find a quiet café nearby?", "finding a quiet café nearby"),
+        ("What's the tide like?", "your question about the tide like"),
+    ],
+)
+def test_an_episode_topic_is_words_never_the_request_quoted(text: str, topic: str) -> None:
+    request = remember(USER, text, results=[reminder_result("something")])
+    result = run(summary_messages(request, [], "UTC", 10), EpisodicSummary)
+    assert isinstance(result, EpisodicSummary)
+    assert result.topic == topic
+    assert "“" not in result.topic and '"' not in result.topic
+
+
+def test_a_recap_with_nothing_recapped_is_not_notable() -> None:
+    request = remember(USER, "what did we discuss yesterday?", reply="")
+    result = run(summary_messages(request, [], "UTC", 10), EpisodicSummary)
+    assert isinstance(result, EpisodicSummary) and not result.notable
+
+
+def test_a_relayed_line_about_last_time_is_no_recap() -> None:
+    from memoir.memory.episodic import outcome_signals
+
+    assert outcome_signals(remember(USER, "Maya: what did we talk about last time?")) == []
+
+
+def test_compose_keeps_a_named_speakers_subject_and_details() -> None:
+    old = memory("Ingrid's dog Luna is 3 years old.", key="person:ingrid:pet:luna:age")
+    new = MemoryCandidate(
+        category="pet",
+        summary="Ingrid's pet Luna is 4 years old.",
+        importance=0.8,
+        key="person:ingrid:pet:luna:age",
+    )
+    result = run(compose_messages(old, new), ComposedSummary)
+    assert isinstance(result, ComposedSummary)
+    assert result.summary == "Ingrid's dog Luna is 4 years old."

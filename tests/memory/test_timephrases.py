@@ -6,7 +6,13 @@ from datetime import UTC, date, datetime
 
 import pytest
 
-from memoir.memory.timephrases import has_recall_intent, local_date, time_filter
+from memoir.memory.timephrases import (
+    asks_for_recap,
+    has_recall_intent,
+    local_date,
+    span_phrase,
+    time_filter,
+)
 
 # Wednesday 15 January 2025, 09:30 UTC.
 NOW = datetime(2025, 1, 15, 9, 30, tzinfo=UTC)
@@ -126,3 +132,51 @@ def test_last_week_uses_the_iso_year_at_new_year() -> None:
 def test_a_naive_now_is_rejected() -> None:
     with pytest.raises(ValueError):
         time_filter("yesterday", datetime(2025, 1, 1), "UTC")
+
+
+# Monday 8 May 2023, 13:56 UTC: the message time events are dated against.
+MAY_8 = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("text", "start", "end", "said"),
+    [
+        ("yesterday", "2023-05-07", "2023-05-07", "On 2023-05-07"),
+        ("last night", "2023-05-07", "2023-05-07", "On 2023-05-07"),
+        ("on 3 May", "2023-05-03", "2023-05-03", "On 2023-05-03"),
+        ("May 10th", "2022-05-10", "2022-05-10", "On 2022-05-10"),  # not yet this year
+        ("on the 2nd of April, 2021", "2021-04-02", "2021-04-02", "On 2021-04-02"),
+        ("last weekend", "2023-05-06", "2023-05-07", "On the weekend of 2023-05-06"),
+        ("last week", "2023-05-01", "2023-05-07", "In the week of 2023-05-01"),
+        ("two months ago", "2023-03-01", "2023-03-31", "In March 2023"),
+        ("3 years ago", "2020-01-01", "2020-12-31", "In 2020"),
+        ("back in 2019", "2019-01-01", "2019-12-31", "In 2019"),
+    ],
+)
+def test_past_spans_for_events(text: str, start: str, end: str, said: str) -> None:
+    found = time_filter(text, MAY_8, "UTC")
+    assert found is not None
+    assert (found.start.isoformat(), found.end.isoformat()) == (start, end)
+    assert span_phrase(found.start, found.end) == said
+
+
+def test_a_year_still_to_come_is_no_span() -> None:
+    assert time_filter("in 2031", MAY_8, "UTC") is None
+
+
+def test_an_impossible_date_is_no_span() -> None:
+    assert time_filter("on 31 February", MAY_8, "UTC") is None
+
+
+@pytest.mark.parametrize(
+    ("text", "asks"),
+    [
+        ("What did we discuss yesterday?", True),
+        ("Recap what we talked about last week", True),
+        ("Last time you said something about Luna", False),  # recall, but no question
+        ("Last time I went there it rained", False),
+        ("Maya: what did we talk about last time?", False),  # Maya asks her friend
+    ],
+)
+def test_a_recap_is_asked_for_only_in_a_question_or_request(text: str, asks: bool) -> None:
+    assert asks_for_recap(text) is asks
