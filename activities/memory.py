@@ -3,7 +3,6 @@
 from temporalio import activity
 
 from activities.deps import Deps
-from memoir.embeddings import get_embedder
 from memoir.memory.engine import MemoryEngine
 from memoir.models import MemoryContext, RememberRequest, TurnRequest, names
 
@@ -15,10 +14,11 @@ class MemoryActivities:
         self._engine = MemoryEngine(
             deps.settings,
             deps.llm,
-            get_embedder(deps.settings),
+            deps.embedding_model(),
             stores.memories,
             stores.user_context,
             stores.pool,
+            records=stores.messages,
         )
 
     @activity.defn(name=names.MEMORY_HOTPATH)

@@ -1,57 +1,46 @@
-"""Stage 12: interaction history (seed 004) and latest actions (seed 002)."""
+"""Stage 12: interaction history and message records (seed 004, issue 9), latest actions
+(seed 002)."""
+
+from datetime import UTC, datetime
 
 from temporalio import activity
 
 from activities.deps import Deps
-from memoir.models import ExecutionResult, RememberRequest, ReminderDue, TurnStatus, names
-
-
-def _tool_calls(results: list[ExecutionResult]) -> list[dict[str, object]]:
-    return [{"id": r.step_id, "name": r.capability, "args": r.args} for r in results]
-
-
-def _tool_responses(results: list[ExecutionResult]) -> list[dict[str, object]]:
-    return [
-        {"tool_call_id": r.step_id, "name": r.capability, "content": r.summary} for r in results
-    ]
+from memoir.memory.records import embed_records, save_turn_history, turn_records
+from memoir.models import RememberRequest, ReminderDue, TurnStatus, names
 
 
 class RememberActivities:
     def __init__(self, deps: Deps) -> None:
         self._deps = deps
 
+    async def _user_name(self, request: RememberRequest) -> str | None:
+        """The user's name, needed only when the message names no speaker of its own."""
+        message = request.message
+        if message.speaker_name or message.email is not None:
+            return None
+        user = await self._deps.stores.users.get_user(message.user_id)
+        return user.name if user else None
+
     @activity.defn(name=names.REMEMBER_TURN)
     async def remember_turn(self, request: RememberRequest) -> list[str]:
-        """Idempotent: every row is keyed by the turn, so a retry writes nothing twice."""
+        """Idempotent: every row is keyed by the turn, so a retry writes nothing twice.
+
+        The message and the reply become records, embedded first, then written in the
+        transaction of the interaction history.
+        """
         stores, message = self._deps.stores, request.message
-        user, thread = message.user_id, message.thread_id
-        events: list[str] = []
-        if await stores.interactions.save_interaction(
-            key=f"{request.turn_id}:user",
-            user_id=user,
-            thread_id=thread,
-            actor="user",
-            content=message.text,
-            message_id=message.message_id,
-        ):
-            events.append("history.user")
-        if request.reply or request.results:
-            await stores.interactions.save_interaction(
-                key=f"{request.turn_id}:agent",
-                user_id=user,
-                thread_id=thread,
-                actor="agent",
-                content=request.reply,
-                tool_calls=_tool_calls(request.results) or None,
-                tool_responses=_tool_responses(request.results) or None,
-            )
-            events.append("history.agent")
+        records = turn_records(
+            request, user_name=await self._user_name(request), now=datetime.now(UTC)
+        )
+        embeddings = await embed_records(self._deps.embedding_model(), records)
+        events = await save_turn_history(stores, request, records, embeddings)
         if request.status is TurnStatus.COMPLETED:
             for result in request.results:
                 if result.success and result.latest_action is not None:
                     await stores.latest_actions.push(
-                        user,
-                        thread,
+                        message.user_id,
+                        message.thread_id,
                         result.latest_action,
                         key=names.idempotency_key(request.turn_id, result.step_id),
                         max_per_thread=self._deps.settings.latest_actions_max,

@@ -640,7 +640,7 @@ async def _eval_recall(
     """The recall eval on a throwaway Postgres, with a progress bar over turns and questions."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
-    from memoir.embeddings import get_local_embedder
+    from memoir.embeddings import LocalEmbedder, get_local_embedder
     from memoir.memory.recall_eval import ConversationResult, run_recall_eval
 
     columns = ("{task.description}", BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
@@ -663,7 +663,7 @@ async def _eval_recall(
                 _turn_stages(bed, settings),
                 conversations,
                 bed.new_user,
-                get_local_embedder(),
+                LocalEmbedder(recent_size=0),  # the baseline embeds every text itself
                 ks,
                 step,
                 done,
@@ -769,8 +769,8 @@ def _recall_summary(report: "RecallReport") -> list[str]:
         f"and 12), query p50 {_ms(report.p50('memoir', 'query'))} ms.  Naive: ingest p50 "
         f"{_ms(report.p50('naive', 'ingest'))} ms, query p50 {_ms(report.p50('naive', 'query'))}"
         " ms.",
-        f"A turn's own context shows the top {report.turn_top_n} (MEMORY_CONTEXT_TOPN); a larger "
-        "k is the same retrieval with a larger top-n.",
+        f"A turn's own context shows at most {report.turn_top_n} items (MEMORY_CONTEXT_TOPN) "
+        "within MEMORY_CONTEXT_TOKENS; a larger k is the same retrieval with a larger top-n.",
     ]
     if report.skipped:
         lines.append(f"{report.skipped} question(s) skipped: no evidence in the conversation.")

@@ -80,7 +80,10 @@ class Settings(BaseSettings):
         0.4, ge=0, le=1, validation_alias=_env("MEMORY_SEMANTIC_MIN_IMPORTANCE")
     )
     memory_context_topk: int = Field(24, gt=0, validation_alias=_env("MEMORY_CONTEXT_TOPK"))
-    memory_context_topn: int = Field(8, gt=0, validation_alias=_env("MEMORY_CONTEXT_TOPN"))
+    memory_context_topn: int = Field(30, gt=0, validation_alias=_env("MEMORY_CONTEXT_TOPN"))
+    # The context's bullets stop at this many tokens (estimated as characters / 4): ~35 message
+    # records or ~60 short facts, about 1% of a 128k-token prompt and still room in an 8k one.
+    memory_context_tokens: int = Field(1500, ge=50, validation_alias=_env("MEMORY_CONTEXT_TOKENS"))
     # sim, importance, recency, pinned
     memory_rerank_weights: str = Field(
         "0.6,0.2,0.15,0.05", validation_alias=_env("MEMORY_RERANK_WEIGHTS")

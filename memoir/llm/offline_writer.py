@@ -83,6 +83,22 @@ def _without_citation(bullet: str) -> str:
     return re.sub(r"\s*\[sources?:[^\]]*\]\s*$", "", bullet)
 
 
+_WHEN_WHO = re.compile(r"^\[(?P<day>\d{4}-\d{2}-\d{2})(?:,\s*(?P<who>[^\]]+))?\]\s*")
+
+
+def _spoken(bullet: str) -> str:
+    """A memory bullet as said to the user: no citation; a message's "[date, who]" head as
+    "on {date}, {who} said: …", a fact's "[date]" head dropped."""
+    text = _without_citation(bullet.lstrip("- "))
+    head = _WHEN_WHO.match(text)
+    if head is None:
+        return text
+    said = text[head.end() :]
+    if head.group("who"):
+        return f"on {head.group('day')}, {head.group('who')} said: {said}"
+    return said
+
+
 def conversation_reply(text: str, name: str = "", memory: list[str] | None = None) -> str:
     """A short, polite answer to a message that needed no tool."""
     low = text.lower().strip()
@@ -113,7 +129,7 @@ def conversation_reply(text: str, name: str = "", memory: list[str] | None = Non
     words = {w for w in re.findall(r"[a-z']{4,}", low)}
     for bullet in memory or []:
         if words & set(re.findall(r"[a-z']{4,}", bullet.lower())):
-            return f"From what I remember: {sentence(_without_citation(bullet.lstrip('- ')))}"
+            return f"From what I remember: {sentence(_spoken(bullet))}"
     return (
         "I'm not sure I can help with that directly, but I can take care of reminders, emails "
         "and your calendar."

@@ -2,7 +2,7 @@
 
 engine = MemoryEngine(settings, llm, embedder, memories, user_context, pool)
 hot = await engine.hotpath(turn)              # stage 2: MemoryContext(profile_line, events)
-ctx = await engine.context(turn)              # stage 3: MemoryContext(bullets, now_line, events)
+ctx = await engine.context(turn)              # stage 3: facts, episodes and message records
 events = await engine.capture(request, recent, timezone)   # stage 12: event names
 """
 
@@ -23,6 +23,7 @@ from memoir.memory.rerank import parse_weights
 from memoir.models import MemoryContext, RecentMessage, RememberRequest, TurnRequest
 from memoir.settings import Settings
 from memoir.stores.memories import MemoryStore
+from memoir.stores.messages import MessageRecordStore
 from memoir.stores.user_context import UserContextStore
 
 __all__ = ["MemoryEngine"]
@@ -41,6 +42,7 @@ class MemoryEngine:
         pool: Pool,
         *,
         cite_sources: bool = True,
+        records: MessageRecordStore | None = None,
     ) -> None:
         self.settings = settings
         self.cite_sources = cite_sources
@@ -48,6 +50,8 @@ class MemoryEngine:
         self.embedder = embedder
         self.memories = memories
         self.user_context = user_context
+        # Message records live in Postgres whatever the vector backend (default: on `pool`).
+        self.records = records if records is not None else MessageRecordStore(pool)
         self.states = EpisodicStateStore(pool)
         self.weights = parse_weights(settings.memory_rerank_weights)  # fail fast when invalid
 
@@ -74,12 +78,13 @@ class MemoryEngine:
             settings=self.settings,
             embedder=self.embedder,
             memories=self.memories,
+            records=self.records,
             weights=self.weights,
             cite=self.cite_sources,
         )
 
     async def context(self, turn: TurnRequest) -> MemoryContext:
-        """Stage 3: memory bullets (with source ids) and the "Now: …" line, and events."""
+        """Stage 3: memory bullets (when, who, source ids), the "Now: …" line, and events."""
         result = await self.run_context(turn)
         return MemoryContext(bullets=result.bullets, now_line=result.now_line, events=result.events)
 

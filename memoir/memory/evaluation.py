@@ -10,6 +10,9 @@ Scoring:
 - merge-decision accuracy: each `semantic` / `episodic` expectation (create, merge or skip)
   against the engine's decision (the hot path's `update` is a merge; its `none`, the gate
   saying no, is a skip);
+Each step's message and reply are also kept as message records (as the remember stage keeps
+them), so retrieval sees what was said as well as the facts and episodes made of it.
+
 - retrieval hit rate: a step with `recall` fragments is a hit when each is found
   (case-insensitively) in one of the context bullets and no `reject` fragment is (a bullet's
   `[sources: …]` citation is not searched).
@@ -32,6 +35,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from memoir.memory.engine import MemoryEngine
+from memoir.memory.records import embed_records, turn_records
 from memoir.models import (
     ExecutionResult,
     IncomingMessage,
@@ -347,6 +351,15 @@ def _remember(turn: TurnRequest, step: EvalStep) -> RememberRequest:
     return remember_request(turn, step.reply, results)
 
 
+async def _keep_records(engine: MemoryEngine, request: RememberRequest, at: datetime) -> None:
+    """The step's message and reply as message records, as the remember stage writes them."""
+    records = turn_records(request, user_name=None, now=at)
+    for record, embedding in zip(
+        records, await embed_records(engine.embedder, records), strict=True
+    ):
+        await engine.records.add(record, embedding)
+
+
 async def run_scenario(
     engine: MemoryEngine, scenario: Scenario, user: UserProfile
 ) -> ScenarioResult:
@@ -370,7 +383,9 @@ async def run_scenario(
             )
         recent.append(RecentMessage(role="user", content=step.text, at=at))
         recent.append(RecentMessage(role="assistant", content=step.reply, at=at))
-        captured = await engine.run_capture(_remember(turn, step), recent, scenario.timezone, at)
+        request = _remember(turn, step)
+        await _keep_records(engine, request, at)
+        captured = await engine.run_capture(request, recent, scenario.timezone, at)
         if step.episodic is not None:
             result.decisions.append(
                 DecisionCheck(

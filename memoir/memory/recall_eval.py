@@ -7,13 +7,16 @@ items `{question, answer, evidence: [dia_id, …], category}`; the sessions sit 
 level of the object or, LoCoMo style, under its `conversation` key (with `sample_id` beside it).
 
 Each conversation is a fresh user. Every turn, whoever says it, is that user's message
-("{speaker}: {text}", the conversation is the user's life) and goes through what a real turn
+("{speaker}: {text}", the conversation is the user's life, with the speaker as the message's
+`speaker_name`) and goes through what a real turn
 calls around memory (`TurnStages`): stage 1 (assemble the context), stage 2 (the hot path), stage
-3 (memory context), stage 12 (the remember stage's history write, then episodic capture), at the
+3 (memory context), stage 12 (the remember stage's history and message records, then episodic
+capture), at the
 session's time plus `TURN_SPACING` per turn, one thread per session, the `dia_id` as the
 `message_id` (made id-safe when needed). Then every question goes through `memory_context`, the
 day after the last session, with its top-n raised to the largest k (a parameter of the call, not
-a change for turns), and a retrieved memory counts through its `source_message_ids`.
+a change for turns), and a retrieved item (fact, episode or message record) counts through its
+`source_message_ids`.
 
 Scores per question (questions with no evidence in the conversation are skipped and counted):
 recall_any@k when at least one evidence `dia_id` is among the sources of the top k items,
@@ -40,9 +43,9 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError,
 
 from memoir.embeddings import Embedder
 from memoir.memory.context import memory_context
+from memoir.memory.context_items import RECORD, ContextItem
 from memoir.memory.engine import MemoryEngine
 from memoir.memory.evaluation import NewUser, remember_request, turn_request
-from memoir.memory.models import Memory
 from memoir.models import (
     IncomingMessage,
     RememberRequest,
@@ -388,7 +391,7 @@ class ConversationResult:
     ingest_seconds: dict[System, list[float]] = field(
         default_factory=lambda: {s: [] for s in SYSTEMS}
     )
-    memories: dict[str, int] = field(default_factory=dict)  # stored memories by kind
+    memories: dict[str, int] = field(default_factory=dict)  # stored memories by kind, records
     hotpath: Counter[str] = field(default_factory=Counter)  # hot-path actions
     capture: Counter[str] = field(default_factory=Counter)  # episodic-capture actions
     sourced_turns: int = 0  # turns that some stored memory cites
@@ -573,8 +576,8 @@ async def ingest_turn(
 
 async def ask(
     stages: TurnStages, message: IncomingMessage, at: datetime, top_n: int
-) -> list[Memory]:
-    """The memories `memory_context` chooses for a question, best first, `top_n` of them."""
+) -> list[ContextItem]:
+    """What `memory_context` chooses for a question, best first, `top_n` of them at most."""
     engine = stages.engine
     turn = await _context(stages, message, at)
     settings = engine.settings.model_copy(
@@ -588,16 +591,16 @@ async def ask(
         settings=settings,
         embedder=engine.embedder,
         memories=engine.memories,
+        records=engine.records,
         weights=engine.weights,
         cite=engine.cite_sources,
     )
-    return [scored.memory for scored in result.selected]
+    return result.selected
 
 
-def _as_dia_ids(memories: Sequence[Memory], dia_of: Mapping[str, str]) -> Ranking:
+def _as_dia_ids(items: Sequence[ContextItem], dia_of: Mapping[str, str]) -> Ranking:
     return tuple(
-        frozenset(dia_of[m] for m in memory.source_message_ids if m in dia_of)
-        for memory in memories
+        frozenset(dia_of[m] for m in item.source_message_ids if m in dia_of) for item in items
     )
 
 
@@ -634,6 +637,7 @@ async def _ingest(run: _Run) -> None:
                 message_id=run.message_ids[dialog.dia_id],
                 text=f"{dialog.speaker}: {dialog.text}",
                 received_at=at,
+                speaker_name=dialog.speaker,
             )
             start = time.perf_counter()
             hot, captured = await ingest_turn(run.stages, message, at)
@@ -647,9 +651,13 @@ async def _ingest(run: _Run) -> None:
 
 
 async def _stored(run: _Run) -> None:
-    """What the engine kept: memories by kind, and which turns they cite."""
-    memories = await run.stages.engine.memories.list(run.user.user_id, limit=100_000)
+    """What the engine kept: memories by kind, message records, and which turns memories cite."""
+    engine = run.stages.engine
+    memories = await engine.memories.list(run.user.user_id, limit=100_000)
     run.result.memories = dict(Counter(m.kind.value for m in memories))
+    records = await engine.records.count(run.user.user_id)
+    if records:
+        run.result.memories[RECORD] = records
     cited = {s for m in memories for s in m.source_message_ids}
     dia_of = run.dia_of
     run.result.sourced_turns = sum(1 for mid in cited if mid in dia_of)

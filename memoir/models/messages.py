@@ -46,6 +46,9 @@ class IncomingMessage(BaseModel):
     text: str = Field(min_length=1, max_length=MAX_TEXT_CHARS)
     email: EmailMessage | None = None
     received_at: datetime | None = None
+    # Who said it, when the message carries a name of its own (an imported conversation's
+    # participant); None: the email's sender, else the user. Kept on the message record.
+    speaker_name: str | None = Field(None, min_length=1, max_length=200)
 
 
 class RouteStatus(StrEnum):

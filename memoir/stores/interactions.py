@@ -9,7 +9,7 @@ from typing import Any, Literal
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from psycopg.types.json import Jsonb
 
-from memoir.db import Pool
+from memoir.db import Connection, Pool
 from memoir.models import RecentMessage
 from memoir.stores._common import user_must_exist
 
@@ -89,7 +89,35 @@ class InteractionStore:
         tool_responses: Sequence[Mapping[str, Any]] | None = None,
         message_id: str | None = None,
     ) -> bool:
-        """Store one interaction once per `key`; returns False when the key was already stored.
+        """`save_interaction_in` on a connection of its own."""
+        async with self.pool.connection() as conn:
+            return await self.save_interaction_in(
+                conn,
+                key=key,
+                user_id=user_id,
+                thread_id=thread_id,
+                actor=actor,
+                content=content,
+                tool_calls=tool_calls,
+                tool_responses=tool_responses,
+                message_id=message_id,
+            )
+
+    async def save_interaction_in(
+        self,
+        conn: Connection,
+        *,
+        key: str,
+        user_id: str,
+        thread_id: str,
+        actor: Actor,
+        content: str,
+        tool_calls: Sequence[Mapping[str, Any]] | None = None,
+        tool_responses: Sequence[Mapping[str, Any]] | None = None,
+        message_id: str | None = None,
+    ) -> bool:
+        """Store one interaction once per `key` on `conn` (the caller's transaction, if any);
+        returns False when the key was already stored.
 
         `tool_calls` are `{id, name, args}`, `tool_responses` `{tool_call_id, name, content}`.
         """
@@ -97,7 +125,7 @@ class InteractionStore:
             raise ValueError(f"actor must be 'user' or 'agent', got {actor!r}")
         calls = Jsonb(_tool_calls(tool_calls)) if tool_calls else None
         responses = Jsonb(_tool_responses(tool_responses)) if tool_responses else None
-        async with self.pool.connection() as conn, user_must_exist(user_id):
+        async with user_must_exist(user_id):
             cur = await conn.execute(
                 "INSERT INTO interactions (key, user_id, thread_id, actor, content, tool_calls,"
                 " tool_responses, message_id) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)"

@@ -502,6 +502,40 @@ class MemoryStore:
             await self._forget_vectors(user_id, orphans)
         return [(rows[h.id], h.score) for h in hits if h.id in rows]
 
+    async def lexical(
+        self,
+        user_id: str,
+        text: str,
+        *,
+        kind: MemoryKind | None,
+        top_k: int,
+        episode_days: tuple[date, date] | None = None,
+    ) -> builtins.list[tuple[Memory, float]]:
+        """The user's memories sharing words with `text`, by full-text rank, best first.
+
+        An OR of the query's lexemes (as message records' lexical search), ranked by
+        `ts_rank_cd`; `episode_days` (first, last) keeps only episodes dated in that span
+        (facts are left out then, having no date bucket).
+        """
+        params: list[Any] = [text, user_id, _kind(kind), _kind(kind)]
+        days = ""
+        if episode_days is not None:
+            days = " AND kind = 'episodic' AND date_iso BETWEEN %s AND %s"
+            params.extend(episode_days)
+        params.append(top_k)
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(
+                "WITH q AS (SELECT nullif(replace(plainto_tsquery('english', %s)::text, '&', '|'),"
+                " '')::tsquery AS query)"
+                " SELECT m.*, ts_rank_cd(m.tsv, q.query) AS rank FROM memories m, q"
+                " WHERE m.user_id = %s AND m.tsv @@ q.query"
+                f" AND (%s::text IS NULL OR m.kind = %s){days}"
+                " ORDER BY rank DESC, m.updated_at DESC, m.memory_id LIMIT %s",
+                params,
+            )
+            rows = await cur.fetchall()
+        return [(_memory(r), float(r["rank"])) for r in rows]
+
     async def recent(
         self,
         user_id: str,

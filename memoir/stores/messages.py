@@ -43,6 +43,17 @@ class ScoredRecord(BaseModel):
     score: float
 
 
+class WordCounts(BaseModel):
+    """Per word of a question: in how many of the user's `records` it occurs."""
+
+    records: int
+    counts: dict[str, int]
+
+    def share(self, word: str) -> float:
+        """The share of the user's records holding `word` (0 when it has none)."""
+        return self.counts.get(word.lower(), 0) / self.records if self.records else 0.0
+
+
 def _window(since: datetime | None, until: datetime | None, params: list[Any]) -> str:
     """SQL conditions for `since <= said_at < until`, appending their parameters."""
     conditions = ""
@@ -145,6 +156,29 @@ class MessageRecordStore:
         async with self.pool.connection() as conn:
             cur = await conn.execute(query, params)
             return _scored(await cur.fetchall())
+
+    async def word_counts(self, user_id: str, text: str) -> WordCounts:
+        """How many of the user's records hold each word of `text` that full-text search keeps
+        (stop words dropped; counted through the (user_id, tsv) index), and how many there are."""
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(
+                "WITH words AS (SELECT DISTINCT lower(d.token) AS word, l.lexeme"
+                " FROM ts_debug('english', %s) d, unnest(d.lexemes) AS l(lexeme)"
+                " WHERE d.lexemes IS NOT NULL AND l.lexeme <> '')"
+                " SELECT NULL AS word, count(*) AS n FROM message_records WHERE user_id = %s"
+                " UNION ALL SELECT w.word, (SELECT count(*) FROM message_records r"
+                " WHERE r.user_id = %s AND r.tsv @@ plainto_tsquery('simple', w.lexeme))"
+                " FROM words w",
+                (text, user_id, user_id),
+            )
+            rows = await cur.fetchall()
+        total, counts = 0, dict[str, int]()
+        for row in rows:
+            if row["word"] is None:
+                total = int(row["n"])
+            else:
+                counts[row["word"]] = max(counts.get(row["word"], 0), int(row["n"]))
+        return WordCounts(records=total, counts=counts)
 
     async def by_message_ids(self, user_id: str, message_ids: Sequence[str]) -> list[MessageRecord]:
         """The user's records of these message ids, oldest first (an answer's citations)."""

@@ -17,7 +17,7 @@ async def test_a_turn_whose_store_keeps_failing_shows_its_stage_and_last_error(
     temporal_env: WorkflowEnvironment, stores: Stores, database_url: str
 ) -> None:
     faults: list[RefusingStore] = []
-    wrap = refusing("interactions", "save_interaction", faults)
+    wrap = refusing("interactions", "save_interaction_in", faults)
     async with api_harness(temporal_env, stores, database_url, wrap_stores=wrap) as harness:
         user = await api_user(stores, harness.user)
         app = create_app(harness.settings, client=temporal_env.client, stores=stores)

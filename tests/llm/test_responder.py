@@ -156,3 +156,14 @@ def test_remembered_fact_is_said_without_its_citation() -> None:
     memory = ["- User's dog Luna is 4 years old. [sources: m1, m2]"]
     reply = conversation_reply("how old is luna", memory=memory)
     assert reply == "From what I remember: User's dog Luna is 4 years old."
+
+
+def test_remembered_messages_are_said_with_their_date_and_speaker() -> None:
+    fact = ["- [2025-01-14] User's dog Luna is 4 years old. [sources: m1]"]
+    said = ["- [2023-05-07, Maya] I lost my job as a banker [sources: D3-4]"]
+    assert conversation_reply("how old is luna", memory=fact) == (
+        "From what I remember: User's dog Luna is 4 years old."
+    )
+    assert conversation_reply("what about the banker job", memory=said) == (
+        "From what I remember: On 2023-05-07, Maya said: I lost my job as a banker."
+    )

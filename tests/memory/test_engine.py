@@ -23,7 +23,7 @@ async def test_a_fact_is_remembered_and_retrieved_on_a_later_turn(
     later = turn(user, "How old is Luna?", message_id="m2", now=NOW + timedelta(minutes=5))
     assert "memory.create" not in (await engine.hotpath(later)).events
     ctx = await engine.context(later)
-    assert ctx.bullets[0] == "User's dog Luna is 3 years old. [sources: m1]"
+    assert ctx.bullets[0] == "[2025-01-15] User's dog Luna is 3 years old. [sources: m1]"
     assert ctx.now_line == "Now: Wednesday 2025-01-15 09:35 UTC"
     assert ctx.events == ["memory.search"]
 
@@ -35,7 +35,7 @@ async def test_bullets_can_leave_out_their_sources(
     engine.cite_sources = False
     await engine.hotpath(turn(user, "I live in Lisbon", message_id="m1"))
     ctx = await engine.context(turn(user, "Where do I live?", message_id="m2"))
-    assert ctx.bullets == ["User lives in Lisbon."]
+    assert ctx.bullets == ["[2025-01-15] User lives in Lisbon."]
 
 
 async def test_an_action_turn_is_captured_as_an_episode_and_recalled(

@@ -302,6 +302,8 @@ async def test_the_tiny_conversation_runs_through_the_engine_and_the_turn_activi
         assert len(q.rankings["naive"]) == min(25, 8)
     history = await stores.interactions.recent_messages(users[0].user_id, "session-2", limit=10)
     assert [m.content for m in history][0] == "Tom: How was the marathon in Lisbon last weekend?"
+    assert result.memories["record"] == 8  # every turn kept as a message record
+    assert all(any(q.rankings["memoir"]) for q in result.questions)  # records cite their turn
     json.dumps(report.to_dict())  # serialisable as --json prints it
 
 

@@ -1,4 +1,4 @@
-"""The hybrid rerank: weights from MEMORY_RERANK_WEIGHTS, recency decay, recall boost, pinned."""
+"""The rerank: reciprocal rank fusion, the seed's weights, recency only when asked, recall boost."""
 
 from __future__ import annotations
 
@@ -6,17 +6,35 @@ from datetime import timedelta
 
 import pytest
 
+from memoir.memory.context_items import ContextItem
 from memoir.memory.models import MemoryKind
 from memoir.memory.rerank import (
-    EPISODIC_HALF_LIFE_DAYS,
+    RRF_K,
     RerankWeights,
     parse_weights,
-    recency,
+    reciprocal_rank_fusion,
+    relative_recency,
     rerank,
 )
+from memoir.stores.messages import MessageRecord
 from tests.memory.support import NOW, memory
 
 WEIGHTS = RerankWeights(0.6, 0.2, 0.15, 0.05)
+
+
+def record(n: int, *, days_ago: float = 0) -> ContextItem:
+    """A message record said `days_ago` before NOW."""
+    return ContextItem.of_record(
+        MessageRecord(
+            record_id=f"r{n}",
+            user_id="u1",
+            thread_id="t1",
+            message_id=f"m{n}",
+            speaker="user",
+            text=f"message {n}",
+            said_at=NOW - timedelta(days=days_ago),
+        )
+    )
 
 
 def test_weights_parse_in_sim_imp_recency_pinned_order() -> None:
@@ -29,45 +47,69 @@ def test_invalid_weights_are_rejected(text: str) -> None:
         parse_weights(text)
 
 
-def test_recency_halves_every_half_life() -> None:
-    fresh = memory(kind=MemoryKind.EPISODIC, updated_at=NOW)
-    old = memory(kind=MemoryKind.EPISODIC, updated_at=NOW - timedelta(days=EPISODIC_HALF_LIFE_DAYS))
-    assert recency(fresh, NOW) == pytest.approx(1.0)
-    assert recency(old, NOW) == pytest.approx(0.5)
+def test_rrf_sums_one_over_k_plus_rank_over_the_rankings() -> None:
+    fused = reciprocal_rank_fusion({"dense": ["a", "b", "c"], "lexical": ["c", "a"]})
+    assert fused["a"] == pytest.approx(1 / (RRF_K + 1) + 1 / (RRF_K + 2))
+    assert fused["b"] == pytest.approx(1 / (RRF_K + 2))
+    assert fused["c"] == pytest.approx(1 / (RRF_K + 3) + 1 / (RRF_K + 1))
+    # near the top of two rankings beats first in one
+    assert sorted(fused, key=lambda key: -fused[key]) == ["a", "c", "b"]
 
 
-def test_similarity_dominates_with_the_default_weights() -> None:
-    close = memory("close", memory_id="a", importance=0.5)
-    far = memory("far", memory_id="b", importance=0.9)
-    ranked = rerank([(far, 0.2), (close, 0.9)], NOW, WEIGHTS)
-    assert [s.memory.memory_id for s in ranked] == ["a", "b"]
-
-
-def test_recall_intent_boosts_episodic_memories() -> None:
-    fact = memory("User lives in Lisbon.", memory_id="fact", importance=0.85)
-    episode = memory(
-        "On 2025-01-14 (W03, 2025) we discussed a reminder.",
-        memory_id="episode",
-        kind=MemoryKind.EPISODIC,
-        importance=0.6,
-        updated_at=NOW - timedelta(days=1),
+def test_rrf_weighs_rankings_and_counts_a_repeated_key_once() -> None:
+    fused = reciprocal_rank_fusion(
+        {"dense": ["a", "a", "b"], "lexical": ["b"]}, k=10, weights={"lexical": 0.5}
     )
-    hits = [(fact, 0.45), (episode, 0.4)]
-    normal = rerank(hits, NOW, WEIGHTS)
-    recall = rerank(hits, NOW, WEIGHTS, recall=True)
-    assert normal[0].memory.memory_id == "fact"
-    assert recall[0].memory.memory_id == "episode"
+    assert fused == pytest.approx({"a": 1 / 11, "b": 1 / 12 + 0.5 / 11})
 
 
-def test_pinned_adds_its_weight() -> None:
-    plain = memory("x", memory_id="plain")
-    pinned = memory("x", memory_id="pinned", pinned=True)
-    ranked = rerank([(plain, 0.5), (pinned, 0.5)], NOW, WEIGHTS)
-    assert ranked[0].memory.memory_id == "pinned"
+def test_relative_recency_places_a_time_between_the_oldest_and_the_newest() -> None:
+    old, new = NOW - timedelta(days=100), NOW
+    assert relative_recency(old, old, new) == 0.0
+    assert relative_recency(NOW - timedelta(days=25), old, new) == pytest.approx(0.75)
+    assert relative_recency(NOW, NOW, NOW) == 1.0
+
+
+def test_rerank_orders_by_fused_relevance_without_recency() -> None:
+    old, recent = record(1, days_ago=200), record(2, days_ago=1)
+    rankings = {"dense": ["record:r1", "record:r2"], "lexical": ["record:r1"]}
+    ranked = rerank([recent, old], rankings, WEIGHTS)
+    assert [item.key for item in ranked] == ["record:r1", "record:r2"]
+    assert ranked[0].relevance == pytest.approx(1.0)  # first in every ranking
+
+
+def test_recency_counts_only_when_asked() -> None:
+    old, recent = record(1, days_ago=200), record(2, days_ago=1)
+    rankings = {"dense": ["record:r1", "record:r2"], "lexical": ["record:r1", "record:r2"]}
+    normal = rerank([old, recent], rankings, WEIGHTS)
+    asked = rerank([old, recent], rankings, WEIGHTS, recent=True)
+    assert [item.key for item in normal] == ["record:r1", "record:r2"]
+    assert [item.key for item in asked] == ["record:r2", "record:r1"]
+
+
+def test_recall_intent_boosts_episodes() -> None:
+    fact = ContextItem.of_memory(memory("User lives in Lisbon.", memory_id="fact"))
+    episode = ContextItem.of_memory(
+        memory(
+            "On 2025-01-14 (W03, 2025) we discussed a reminder.",
+            memory_id="episode",
+            kind=MemoryKind.EPISODIC,
+            importance=0.6,
+            updated_at=NOW - timedelta(days=1),
+        )
+    )
+    rankings = {"dense": ["memory:fact", "memory:episode"]}
+    normal = rerank([fact, episode], rankings, WEIGHTS)
+    recall = rerank([fact, episode], rankings, WEIGHTS, recent=True, recall=True)
+    assert normal[0].key == "memory:fact"
+    assert recall[0].key == "memory:episode"
+
+
+def test_pinned_adds_its_weight_and_equal_scores_put_facts_before_records() -> None:
+    fact = ContextItem.of_memory(memory("x", memory_id="fact", importance=0.5))
+    pinned = ContextItem.of_memory(memory("x", memory_id="pin", importance=0.5, pinned=True))
+    said = record(1)
+    rankings = {"dense": []}  # no relevance anywhere: only the other parts count
+    ranked = rerank([said, fact, pinned], rankings, WEIGHTS)
+    assert [item.key for item in ranked] == ["memory:pin", "memory:fact", "record:r1"]
     assert ranked[0].score - ranked[1].score == pytest.approx(0.05)
-
-
-def test_a_memory_found_twice_is_ranked_once_with_its_best_score() -> None:
-    m = memory()
-    ranked = rerank([(m, 0.3), (m, 0.8)], NOW, WEIGHTS)
-    assert len(ranked) == 1 and ranked[0].similarity == 0.8

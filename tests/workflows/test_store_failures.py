@@ -44,7 +44,7 @@ async def failing_view(harness: Harness, turn_id: str) -> TurnView:
 async def test_a_failing_store_activity_shows_its_last_error_and_keeps_retrying(
     time_env: WorkflowEnvironment, stores: Stores
 ) -> None:
-    async with failing(time_env, stores, "interactions", "save_interaction") as (harness, fault):
+    async with failing(time_env, stores, "interactions", "save_interaction_in") as (harness, fault):
         harness.llm.script("Plan", await harness.remind_plan("call mom"))
         turn_id = (await harness.send("remind me to call mom")).turn_id or ""
         view = await failing_view(harness, turn_id)
@@ -58,7 +58,7 @@ async def test_a_failing_store_activity_shows_its_last_error_and_keeps_retrying(
 async def test_a_turn_completes_and_clears_its_error_when_the_database_is_back(
     time_env: WorkflowEnvironment, stores: Stores
 ) -> None:
-    async with failing(time_env, stores, "interactions", "save_interaction") as (harness, fault):
+    async with failing(time_env, stores, "interactions", "save_interaction_in") as (harness, fault):
         harness.llm.script("Plan", await harness.remind_plan("call mom"))
         turn_id = (await harness.send("remind me to call mom")).turn_id or ""
         await failing_view(harness, turn_id)
@@ -87,7 +87,7 @@ async def test_a_failing_local_context_activity_shows_its_last_error(
 async def test_the_harness_timeout_names_the_failing_activity_and_its_error(
     time_env: WorkflowEnvironment, stores: Stores
 ) -> None:
-    async with failing(time_env, stores, "interactions", "save_interaction") as (harness, _):
+    async with failing(time_env, stores, "interactions", "save_interaction_in") as (harness, _):
         harness.llm.script("Plan", await harness.remind_plan("call mom"))
         turn_id = (await harness.send("remind me to call mom")).turn_id or ""
         with pytest.raises(AssertionError) as timeout:
