@@ -40,9 +40,11 @@ histories: $(STAMP)
 replay: $(STAMP)
 	$(BIN)/memoir replay
 
-# Memory retrieval: PgVectorStore latency and HNSW recall@10 at 10k and 100k vectors (a few minutes).
+# Memory retrieval: PgVectorStore latency and HNSW recall@10 at 10k and 100k vectors, then message
+# records: one user's 10k, and one user among 1M rows of 1,000 users (about 10 minutes in all).
 bench-memory: $(STAMP)
 	$(BIN)/python bench/memory_bench.py
+	$(BIN)/python bench/records_bench.py
 
 # Evidence recall@k of the memory path on the bundled long conversations, against a naive baseline.
 eval-recall: $(STAMP)

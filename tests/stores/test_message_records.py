@@ -82,3 +82,53 @@ async def test_records_are_read_back_by_message_id(stores: Stores, user: UserPro
     await stores.messages.add(_record(user, 2, "second", days=1), _unit(2))
     records = await stores.messages.by_message_ids(user.user_id, ["m2", "m1"])
     assert [r.text for r in records] == ["first", "second"]
+
+
+def _towards(target: list[float], axis: int, weight: float) -> list[float]:
+    """`target` tilted by `weight` towards `axis`, normalized: larger weights land farther."""
+    v = list(target)
+    v[axis] += weight
+    n = math.sqrt(sum(x * x for x in v))
+    return [x / n for x in v]
+
+
+async def test_a_users_nearest_records_are_found_among_nearer_records_of_others(
+    stores: Stores, user: UserProfile
+) -> None:
+    # Many other users' rows lie nearer the query than any of this user's: a search that ranked
+    # everyone's vectors first and filtered by user afterwards would find few or none of hers.
+    query = _unit(3)
+    for o in range(10):
+        other, _token = await stores.users.create_user(f"Other {o}")
+        for n in range(20):
+            vector = _towards(query, 100 + n, 0.05)
+            await stores.messages.add(_record(other, n, f"other {n}"), vector)
+    for n in range(1, 6):
+        await stores.messages.add(_record(user, n, f"mine {n}"), _towards(query, 200 + n, 0.3 * n))
+    found = await stores.messages.dense(user.user_id, query, top_k=3)
+    assert [f.record.message_id for f in found] == ["m1", "m2", "m3"]
+    assert found[0].score > found[1].score > found[2].score
+    assert len(await stores.messages.dense(user.user_id, query, top_k=10)) == 5
+
+
+async def test_a_long_reply_keeps_its_vector_and_words_in_the_row(
+    stores: Stores, user: UserProfile
+) -> None:
+    # Migration 015: the vector and the tsvector stay in the row (the scans read them for every
+    # record of the user); a long text moves out to TOAST instead.
+    words = [f"topic{i} said{i % 7} about{i % 11} things{i % 13}" for i in range(60)]
+    text = " ".join(words)
+    assert len(text) > 1500
+    await stores.messages.add(_record(user, 1, text), _unit(1))
+    async with stores.messages.pool.connection() as conn:
+        cur = await conn.execute(
+            "SELECT pg_column_toast_chunk_id(embedding) AS vector_chunk,"
+            " pg_column_toast_chunk_id(tsv) AS tsv_chunk,"
+            " pg_column_toast_chunk_id(text) IS NOT NULL AS text_out_of_line"
+            " FROM message_records WHERE user_id = %s",
+            (user.user_id,),
+        )
+        row = await cur.fetchone()
+    assert row == {"vector_chunk": None, "tsv_chunk": None, "text_out_of_line": True}
+    found = await stores.messages.lexical(user.user_id, "topic42", top_k=1)
+    assert [f.record.text for f in found] == [text]
