@@ -102,13 +102,21 @@ class RecallDataError(ValueError):
 
 
 class DialogTurn(BaseModel):
-    """One turn of a session (other keys, such as image captions, are ignored)."""
+    """One turn of a session; a shared image's caption (`blip_caption`) counts as said."""
 
     model_config = ConfigDict(extra="ignore")
 
     speaker: str = Field(min_length=1)
     dia_id: str = Field(min_length=1)
-    text: str = Field(min_length=1)
+    text: str = ""
+    blip_caption: str | None = None
+
+    @property
+    def said(self) -> str:
+        """The text, plus '[shares a photo: …]' when the turn shared an image."""
+        if not self.blip_caption:
+            return self.text
+        return f"{self.text} [shares a photo: {self.blip_caption}]".strip()
 
 
 class QAItem(BaseModel):
@@ -635,7 +643,7 @@ async def _ingest(run: _Run) -> None:
                 user_id=run.user.user_id,
                 thread_id=thread,
                 message_id=run.message_ids[dialog.dia_id],
-                text=f"{dialog.speaker}: {dialog.text}",
+                text=f"{dialog.speaker}: {dialog.said}",
                 received_at=at,
                 speaker_name=dialog.speaker,
             )

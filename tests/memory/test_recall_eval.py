@@ -25,6 +25,7 @@ from memoir.llm import OfflineChatModel
 from memoir.memory.recall_eval import (
     SYSTEMS,
     ConversationResult,
+    DialogTurn,
     NaiveIndex,
     QuestionResult,
     RecallDataError,
@@ -319,3 +320,12 @@ def test_cli_eval_recall_prints_json_and_a_bad_file_exits_1(tmp_path: Path) -> N
     assert failed.exit_code == 1
     assert "session_1_date_time" in failed.output
     assert CliRunner().invoke(app, ["eval", "recall", str(TINY), "--k", "0"]).exit_code == 2
+
+
+def test_a_shared_photo_caption_counts_as_said_and_an_image_only_turn_loads() -> None:
+    turn = DialogTurn.model_validate(
+        {"speaker": "Maya", "dia_id": "D1:3", "text": "", "blip_caption": "a dog on a beach"}
+    )
+    assert turn.said == "[shares a photo: a dog on a beach]"
+    plain = DialogTurn.model_validate({"speaker": "Maya", "dia_id": "D1:4", "text": "hi"})
+    assert plain.said == "hi"
