@@ -4,7 +4,8 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test dev install lint typecheck histories replay bench-memory eval-recall clean
+.PHONY: demo test dev install lint typecheck histories replay bench-memory eval-recall eval-triage \
+	clean
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -49,6 +50,10 @@ bench-memory: $(STAMP)
 # Evidence recall@k of the memory path on the bundled long conversations, against a naive baseline.
 eval-recall: $(STAMP)
 	$(BIN)/memoir eval recall memoir/data/recall_eval
+
+# Triage accuracy before / after two simulated people's answers to notify questions (bundled set).
+eval-triage: $(STAMP)
+	$(BIN)/memoir eval triage memoir/data/triage_eval.json
 
 clean:
 	rm -rf $(VENV) .memoir .pytest_cache .mypy_cache .ruff_cache

@@ -3,6 +3,7 @@
 from temporalio import activity
 
 from activities.deps import Deps
+from memoir.llm.triage_lessons import lesson_for_update
 from memoir.models import PreferenceUpdate, names
 from memoir.preference_update import updated_preferences
 
@@ -13,11 +14,20 @@ class PreferenceActivities:
 
     @activity.defn(name=names.UPDATE_PREFERENCES)
     async def update_preferences(self, update: PreferenceUpdate) -> list[str]:
-        """A targeted update stored as a new version tagged with the decision that caused it."""
+        """A targeted update stored as a new version tagged with the decision that caused it.
+
+        A triage decision on an email writes a lesson scoped to that email (sender, domain or
+        subject pattern: `memoir.llm.triage_lessons`) under the heading of its action."""
         store = self._deps.stores.preferences
         current = await store.get_memory(update.user_id, update.namespace)
+        lesson = lesson_for_update(update, current)
         result = await updated_preferences(
-            self._deps.llm, update.namespace, current, update.messages
+            self._deps.llm,
+            update.namespace,
+            current,
+            update.messages,
+            decision=update.decision,
+            lesson=lesson,
         )
         version = await store.put(
             update.user_id,

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from memoir.memory.recall_eval import Conversation, RecallReport, TurnStages
     from memoir.models import UserProfile
     from memoir.stores import Stores
+    from memoir.triage_eval import LabelledEmail, TriageEvalReport, TriageStages
     from temporal.stack import Stack
 
 app = typer.Typer(help="Memoir: a durable assistant runtime on Temporal.", no_args_is_help=True)
@@ -404,15 +405,19 @@ def inbox(url: ApiUrl = "http://127.0.0.1:8000", token: Token = "") -> None:
 @app.command()
 def answer(
     hitl_id: str,
-    kind: Annotated[str, typer.Argument(help="accept, ignore, response or edit.")],
+    kind: Annotated[
+        str,
+        typer.Argument(help="accept (acknowledge, for a notification), ignore, response or edit."),
+    ],
     args: Annotated[
         str | None, typer.Argument(help="Text, or JSON {action, args} for edit.")
     ] = None,
     url: ApiUrl = "http://127.0.0.1:8000",
     token: Token = "",
 ) -> None:
-    """Answer a pending question through the inbox endpoint."""
-    payload: dict[str, Any] = {"type": kind}
+    """Answer a pending question through the inbox endpoint. A notification takes acknowledge
+    ("seen, thanks": notifying was right), ignore (don't show me emails like it) or response."""
+    payload: dict[str, Any] = {"type": "accept" if kind == "acknowledge" else kind}
     if args is not None:
         payload["args"] = json.loads(args) if kind == "edit" else args
     with _http(url, token) as client:
@@ -778,6 +783,139 @@ def _recall_summary(report: "RecallReport") -> list[str]:
     if unknown:
         lines.append(f"{unknown} evidence id(s) name no turn of their conversation (ignored).")
     return lines
+
+
+@eval_app.command("triage")
+def eval_triage(
+    path: Annotated[
+        Path | None,
+        typer.Argument(metavar="[FILE]", help="Labelled emails (default: the bundled set)."),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")] = False,
+) -> None:
+    """Labelled emails through the real triage and preference-update activities on a throwaway
+    Postgres: accuracy and confusion matrix before feedback, then after each simulated person
+    answered the notify questions (one corrects only wrong ones, one acknowledges every right
+    one), with paraphrased variants; exits 1 if a lesson changed an email outside its scope."""
+    from memoir.triage_eval import TriageDataError, load_labelled
+
+    try:
+        emails = load_labelled(path)
+    except TriageDataError as error:
+        Console(stderr=True).print(str(error), style="red", markup=False, highlight=False)
+        raise typer.Exit(1) from None
+    say = Console(stderr=True) if as_json else console
+    variants = sum(len(e.variants) for e in emails)
+    say.print(
+        f"triage eval: {len(emails)} emails, {variants} variants, LLM {get_settings().llm_provider}"
+    )
+    report: TriageEvalReport = _run(_eval_triage(get_settings(), emails, say))
+    if as_json:
+        print(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
+    else:
+        _print_triage_report(report)
+    if report.flips:
+        raise typer.Exit(1)
+
+
+async def _eval_triage(
+    settings: Settings, emails: list["LabelledEmail"], say: Console
+) -> "TriageEvalReport":
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    from memoir.triage_eval import run_triage_eval, steps_total
+
+    columns = ("{task.description}", BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    async with _eval_bed(settings) as bed:
+        with Progress(*columns, console=say) as progress:
+            task = progress.add_task("triage", total=steps_total(emails))
+            return await run_triage_eval(
+                _triage_stages(bed, settings), emails, lambda: progress.advance(task)
+            )
+
+
+def _triage_stages(bed: _EvalBed, settings: Settings) -> "TriageStages":
+    """The activities a turn runs for triage and for learning, over the eval's stores."""
+    from datetime import UTC, datetime
+
+    from activities.deps import Deps
+    from activities.preferences import PreferenceActivities
+    from activities.triage import TriageActivities
+    from memoir.models import (
+        Channel,
+        Classification,
+        EmailMessage,
+        IncomingMessage,
+        TriageRequest,
+        TurnContext,
+        TurnRequest,
+    )
+    from memoir.tools import ToolRegistry
+    from memoir.triage_eval import TriageStages
+
+    deps = Deps(settings, bed.stores, bed.llm, ToolRegistry({}))
+    triage, learn = TriageActivities(deps).triage, PreferenceActivities(deps).update_preferences
+    profiles: dict[str, UserProfile] = {}
+
+    async def new_user(name: str) -> str:
+        profile = await bed.new_user(name, "UTC")
+        profiles[profile.user_id] = profile
+        return profile.user_id
+
+    async def classify(user_id: str, email: EmailMessage) -> Classification:
+        message = IncomingMessage(
+            user_id=user_id,
+            thread_id=f"eval-{email.email_id}",
+            message_id=email.email_id,
+            channel=Channel.EMAIL,
+            text=email.markdown(),
+            email=email,
+        )
+        context = TurnContext(user=profiles[user_id], now=datetime.now(UTC))
+        turn = TurnRequest(turn_id=f"eval-{email.email_id}", message=message, context=context)
+        return (await triage(TriageRequest(turn=turn))).classification
+
+    async def preferences(user_id: str) -> str:
+        return await bed.stores.preferences.get_memory(user_id, "triage_preferences")
+
+    return TriageStages(new_user=new_user, triage=classify, learn=learn, preferences=preferences)
+
+
+def _print_triage_report(report: "TriageEvalReport") -> None:
+    figures = report.to_dict()
+    before = figures["before"]
+    table = Table("who", "when", "accuracy", "originals", "variants", "answers", "lessons")
+    table.add_row("(default preferences)", "before", *_triage_figures(before), "", "")
+    for person in figures["people"]:
+        answers = ", ".join(f"{k} {v}" for k, v in sorted(person["answers"].items()))
+        table.add_row(
+            person["person"], "after", *_triage_figures(person["after"]), answers,
+            str(len(person["lessons"])),
+        )  # fmt: skip
+    console.print(table)
+    console.print(_confusion_table("before", before["confusion"]))
+    for person in figures["people"]:
+        console.print(_confusion_table(f"after {person['person']}", person["after"]["confusion"]))
+        for line in person["changed"]:
+            console.print(f"  {person['person']} changed {line}", markup=False, highlight=False)
+        console.print(
+            f"  {person['person']}: {person['out_of_scope']} emails outside every lesson's "
+            f"scope, {len(person['out_of_scope_flips'])} of them changed",
+            highlight=False,
+        )
+    console.print(f"out-of-scope flips: {report.flips}", highlight=False)
+
+
+def _triage_figures(figures: dict[str, Any]) -> list[str]:
+    return [_percent(figures[k]) for k in ("accuracy", "originals", "variants")]
+
+
+def _confusion_table(title: str, confusion: dict[str, dict[str, int]]) -> Table:
+    labels = list(confusion)
+    table = Table("label ↓ / triaged →", *labels, title=f"confusion {title}")
+    for label in labels:
+        table.add_row(label, *(str(confusion[label][p]) for p in labels))
+    return table
 
 
 @app.command()

@@ -31,7 +31,9 @@ class DemoEmail(BaseModel):
     to: str
     subject: str
     body: str
-    auto: str | None = Field(None, description="Inbox answer: respond, ignore, accept, expire.")
+    auto: str | None = Field(
+        None, description="Inbox answer: respond, acknowledge, ignore, accept, expire."
+    )
 
     def payload(self, run: str) -> dict[str, str]:
         return {
@@ -152,7 +154,7 @@ class DemoRunner:
             return Prompt.ask("your answer (or 'expire')")
         if auto:
             return auto
-        return "ignore" if pending["kind"] == "notify" else "yes"
+        return "acknowledge" if pending["kind"] == "notify" else "yes"
 
     async def _answer(self, pending: dict[str, Any], answer: str) -> None:
         if pending["thread_id"].startswith("email-"):
@@ -163,11 +165,12 @@ class DemoRunner:
 
 
 def _inbox_response(pending: dict[str, Any], answer: str) -> dict[str, Any]:
-    """The inbox form of a demo answer: notify's respond needs a response, yes is accept."""
+    """The inbox form of a demo answer: notify's respond needs a response, yes is accept, and
+    so is acknowledge (a notification read: "seen, thanks")."""
     word = answer.strip().lower()
     if word in ("ignore", "no"):
         return {"type": "ignore"}
-    if word in ("accept", "yes") and pending["config"]["allow_accept"]:
+    if word in ("accept", "yes", "acknowledge") and pending["config"]["allow_accept"]:
         return {"type": "accept"}
     if word == "respond":
         return {"type": "response", "args": "Please reply briefly and politely."}

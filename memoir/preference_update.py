@@ -9,15 +9,18 @@ from memoir.llm import structured
 from memoir.llm.prompts import (
     DECISION_LINE_RE,
     DECISION_MESSAGES,
+    LESSON_MESSAGE,
     MEMORY_UPDATE_INSTRUCTIONS,
     MEMORY_UPDATE_INSTRUCTIONS_REINFORCEMENT,
     normalize_decision,
     preference_messages,
 )
+from memoir.llm.triage_lessons import Lesson, add_lesson, has_lesson
 from memoir.models import PreferenceNamespace, UserPreferences
 
 __all__ = [
     "NAMESPACE_FOR_DECISION",
+    "lesson_message",
     "preference_messages",
     "preference_update_messages",
     "preserves_profile",
@@ -28,6 +31,7 @@ __all__ = [
 NAMESPACE_FOR_DECISION: dict[str, PreferenceNamespace] = {
     "notify.respond": "triage_preferences",
     "notify.ignore": "triage_preferences",
+    "notify.acknowledge": "triage_preferences",
     "email.edit": "response_preferences",
     "calendar.edit": "cal_preferences",
     "email.ignore": "triage_preferences",
@@ -68,6 +72,11 @@ def preserves_profile(current: str, updated: str) -> bool:
     return len(lost) <= max(1, len(lines) // 5)
 
 
+def lesson_message(lesson: Lesson) -> str:
+    """The message that hands a triage lesson to the updater, with the heading it goes under."""
+    return LESSON_MESSAGE.format(heading=lesson.action.value.capitalize(), line=lesson.line)
+
+
 async def updated_preferences(
     llm: BaseChatModel,
     namespace: str,
@@ -75,6 +84,7 @@ async def updated_preferences(
     messages: list[str],
     *,
     decision: str | None = None,
+    lesson: Lesson | None = None,
 ) -> UserPreferences:
     """The profile after a targeted update from `messages` (see `preference_messages`).
 
@@ -83,14 +93,25 @@ async def updated_preferences(
 
     A result that would rewrite the profile (lose more than a line in five) is refused: the
     current profile comes back unchanged, and `chain_of_thought` says why.
+
+    A triage `lesson` (`memoir.llm.triage_lessons`) is handed to the model word for word; a result
+    without it gets it added under its heading, so the lesson is always written as planned.
     """
+    if lesson is not None:
+        messages = [*messages, lesson_message(lesson)]
     runnable = structured(llm, UserPreferences)
     prompt = preference_update_messages(namespace, current, messages, decision)
     result = await runnable.ainvoke(prompt)
     if not preserves_profile(current, result.user_preferences):
-        return UserPreferences(
+        result = UserPreferences(
             chain_of_thought="Refused the update: it rewrote the profile instead of a targeted "
             f"change. Model said: {result.chain_of_thought}",
             user_preferences=current,
+        )
+    if lesson is not None and not has_lesson(result.user_preferences, lesson):
+        text, what = add_lesson(result.user_preferences, lesson)
+        result = UserPreferences(
+            chain_of_thought=f"{result.chain_of_thought} The lesson was missing, so: {what}.",
+            user_preferences=text,
         )
     return result

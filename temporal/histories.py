@@ -1,7 +1,9 @@
 """Workflow histories for replay tests: recorded from scripted scenarios, replayed in CI.
 
 `memoir replay --regenerate` (or `make histories`) records them anew; do that on purpose only,
-when a workflow change is meant to break compatibility, and say why in the commit.
+when a workflow change is meant to break compatibility, and say why in the commit. A new
+scenario alone is recorded with `record_histories(HISTORY_DIR, only={"name"})`, which keeps the
+older histories (and so the older code paths they cover) as they are.
 """
 
 import json
@@ -65,6 +67,16 @@ async def notify_respond(h: Harness) -> str:
     return routed.turn_id or ""
 
 
+async def notify_acknowledge(h: Harness) -> str:
+    """The notify request with acknowledge (patch `notify-acknowledge`), answered "thanks"."""
+    h.llm.script("TriageDecision", plans.triage(Classification.NOTIFY))
+    routed = await h.send("", email=_email("Invoice paid", "Your invoice 42 was paid."))
+    await h.pending(routed.turn_id or "")
+    await h.send("thanks", message_id="ack-thanks")
+    await h.result(routed.turn_id or "")
+    return routed.turn_id or ""
+
+
 async def approval_accepted(h: Harness) -> str:
     h.llm.script("Plan", plans.remind("pay rent", approval=True))
     routed = await h.send("remind me to pay rent", message_id="accepted")
@@ -98,14 +110,18 @@ SCENARIOS: dict[str, Scenario] = {
     "plain_turn": plain_turn,
     "ignored_email": ignored_email,
     "notify_respond": notify_respond,
+    "notify_acknowledge": notify_acknowledge,
     "approval_accepted": approval_accepted,
     "approval_edited": approval_edited,
     "expired": expired,
 }
 
 
-async def record_histories(directory: Path, *, say: Callable[[str], None] = print) -> list[Path]:
-    """Run every scenario on a dev server and write each turn's and thread's history as JSON.
+async def record_histories(
+    directory: Path, *, say: Callable[[str], None] = print, only: set[str] | None = None
+) -> list[Path]:
+    """Run every scenario (or those named in `only`, keeping the others' recorded histories) on a
+    dev server and write each turn's and thread's history as JSON.
 
     A real dev server, not the time-skipping one: the latter records cancelled timers in a way
     the SDK's replayer rejects. The expiry scenario uses a 2-second TTL instead of skipping time.
@@ -121,9 +137,14 @@ async def record_histories(directory: Path, *, say: Callable[[str], None] = prin
     )
     written: list[Path] = []
     index: dict[str, str] = {}
+    if only is not None and (directory / INDEX).exists():
+        kept = json.loads((directory / INDEX).read_text())
+        index = {f: w for f, w in kept.items() if f.split(".", 1)[0] not in only}
     try:
         await migrate(pool)
         for name, scenario in SCENARIOS.items():
+            if only is not None and name not in only:
+                continue
             ttl = EXPIRY_TTL_SECONDS if scenario is expired else 300
             stores = Stores.from_pool(pool)
             async with running_harness(env, stores, hitl_ttl_seconds=ttl) as harness:

@@ -32,6 +32,13 @@ NOTIFY_OPTIONS = [
     HitlOption(id="respond", label="Respond"),
     HitlOption(id="ignore", label="Ignore"),
 ]
+# With acknowledge (Agent Inbox `accept`): "seen, thanks" closes it and teaches that notifying
+# was right; ignore teaches "don't show me emails like this".
+ACKNOWLEDGE_OPTIONS = [
+    HitlOption(id="respond", label="Respond"),
+    HitlOption(id="acknowledge", label="Acknowledge"),
+    HitlOption(id="ignore", label="Ignore"),
+]
 
 # Seed 000, section 4: which human decision on which tool updates which preference memory.
 _EDIT_OR_FEEDBACK: dict[str, PreferenceNamespace] = {
@@ -93,18 +100,25 @@ class RequestFactory:
             expires_at=now + self._ttl,
         )
 
-    def notify(self, now: datetime) -> HitlRequest:
-        """Seed 000 triage interrupt: respond or ignore a 'notify' email."""
+    def notify(self, now: datetime, *, acknowledge: bool = True) -> HitlRequest:
+        """Seed 000 triage interrupt for a 'notify' email: respond, acknowledge ("seen, thanks")
+        or ignore. `acknowledge=False`: the seed's respond / ignore only (older histories)."""
         description = self._message.email.markdown() if self._message.email else self._message.text
+        question = (
+            "This email looks worth knowing about. Respond to it, acknowledge it (seen, thanks), "
+            "or ignore emails like it?"
+            if acknowledge
+            else "This email looks worth knowing about. Respond to it, or ignore it?"
+        )
         return self._new(
             now,
             kind=HitlKind.NOTIFY,
             action=ActionRequest(action="Email Assistant: notify", args={}),
-            config=HitlConfig(allow_ignore=True, allow_respond=True),
+            config=HitlConfig(allow_ignore=True, allow_respond=True, allow_accept=acknowledge),
             description=description,
-            question="This email looks worth knowing about. Respond to it, or ignore it?",
+            question=question,
             expected=ExpectedInput.HUMAN_RESPONSE,
-            options=list(NOTIFY_OPTIONS),
+            options=list(ACKNOWLEDGE_OPTIONS if acknowledge else NOTIFY_OPTIONS),
         )
 
     def for_plan(self, now: datetime, plan: Plan) -> HitlRequest | None:
@@ -198,7 +212,7 @@ def with_error(request: HitlRequest, error: str) -> HitlRequest:
 def current_details(request: HitlRequest) -> str:
     """The Web UI's current-details line while the turn waits."""
     waits = {
-        HitlKind.NOTIFY: "waiting for a respond / ignore decision on",
+        HitlKind.NOTIFY: "waiting for a respond / acknowledge / ignore decision on",
         HitlKind.APPROVAL: "waiting for approval:",
         HitlKind.DISAMBIGUATION: "waiting for a choice:",
     }.get(request.kind, "waiting for an answer:")

@@ -17,6 +17,7 @@ with workflow.unsafe.imports_passed_through():
         Channel,
         Classification,
         Decision,
+        EmailMessage,
         ExecuteRequest,
         ExecutionResult,
         HitlAnswer,
@@ -45,6 +46,7 @@ with workflow.unsafe.imports_passed_through():
     )
     from memoir.models import search_attributes as sa
     from memoir.models.answers import InvalidAnswer, interpret_answer
+    from memoir.models.notify import NotifyChoice, notify_choice, notify_feedback, respond_note
     from memoir.models.plan import missing_capabilities
     from workflows.hitl import (
         CANCELLED_REPLY,
@@ -66,6 +68,8 @@ with workflow.unsafe.imports_passed_through():
     from workflows.schedule import CyclicPlan, dependency_groups
 
 PATCH_THREAD_KNOWS_FIRST = "thread-knows-question-first"
+# Notify requests offer acknowledge; older histories asked respond / ignore only.
+PATCH_NOTIFY_ACKNOWLEDGE = "notify-acknowledge"
 UNRUNNABLE_PLAN_REPLY = "Sorry, I put together a plan I can't run. Could you rephrase that?"
 LLM_TIMEOUT = timedelta(seconds=120)
 STORE_TIMEOUT = timedelta(seconds=30)
@@ -226,24 +230,18 @@ class AgentTurnWorkflow:
         return await self._notify_gate()
 
     async def _notify_gate(self) -> list[str]:
-        answer = await self._ask(self._requests.notify(workflow.now()))
-        respond = answer.type == "response" or answer.choices == ["respond"]
-        email = self._email_markdown()
-        if not respond:
-            await self._learn(
-                "triage_preferences",
-                "notify.ignore",
-                [email, "The user ignored this email: it should not need their attention."],
-            )
+        """Respond (plan a reply), acknowledge (closed, no reply: `completed`, classification
+        notify) or ignore (`ignored`); each teaches a lesson scoped to the email."""
+        acknowledge = workflow.patched(PATCH_NOTIFY_ACKNOWLEDGE)
+        answer = await self._ask(self._requests.notify(workflow.now(), acknowledge=acknowledge))
+        choice = notify_choice(answer)
+        update = notify_feedback(choice, self._message, self._turn_id, answer.text)
+        await self._learn(update.namespace, update.decision, update.messages, update.email)
+        if choice is NotifyChoice.IGNORE:
             raise TurnStopped(TurnStatus.IGNORED, None)
-        feedback = answer.text or ""
-        note = f"User wants to reply to the email. Use this feedback to respond: {feedback}"
-        await self._learn(
-            "triage_preferences",
-            "notify.respond",
-            [email, "The user chose to respond to this notify email: it needs a reply.", note],
-        )
-        return [f"Respond to the email: {email}", note]
+        if choice is NotifyChoice.ACKNOWLEDGE:
+            raise TurnStopped(TurnStatus.COMPLETED, None)
+        return [f"Respond to the email: {self._email_markdown()}", respond_note(answer.text)]
 
     async def _plan_with_human(self, turn: TurnRequest, feedback: list[str]) -> Plan:
         """Stages 6-8: plan, capability check, then clarify or approve, re-planning as told."""
@@ -272,6 +270,7 @@ class AgentTurnWorkflow:
                         "triage_preferences",
                         "question.ignore",
                         [self._email_markdown(), "The user ignored the assistant's question."],
+                        self._message.email,
                     )
                 raise TurnStopped(TurnStatus.COMPLETED, CANCELLED_REPLY)
             feedback = [*feedback, f"Clarification from the user: {answer.text}"]
@@ -303,7 +302,10 @@ class AgentTurnWorkflow:
         if answer.type == "ignore":
             if namespace:
                 await self._learn(
-                    namespace, f"{step.capability}.ignore", [self._request_text(), _ignored(step)]
+                    namespace,
+                    f"{step.capability}.ignore",
+                    [self._request_text(), _ignored(step)],
+                    self._message.email,
                 )
             raise TurnStopped(TurnStatus.COMPLETED, CANCELLED_REPLY)
         text = answer.text or ""
@@ -478,7 +480,11 @@ class AgentTurnWorkflow:
         await handle.signal(signal, arg)
 
     async def _learn(
-        self, namespace: PreferenceNamespace, decision: str, messages: list[str]
+        self,
+        namespace: PreferenceNamespace,
+        decision: str,
+        messages: list[str],
+        email: EmailMessage | None = None,
     ) -> None:
         update = PreferenceUpdate(
             user_id=self._message.user_id,
@@ -486,6 +492,7 @@ class AgentTurnWorkflow:
             decision=decision,
             messages=messages,
             turn_id=self._turn_id,
+            email=email,
         )
         events = await self._activity(
             names.UPDATE_PREFERENCES,

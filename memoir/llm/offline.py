@@ -4,8 +4,8 @@ It parses the same rendered prompts that `ChatOpenAI` reads (formats in `memoir.
 
 - `invoke(messages)` writes a reply (the response writer's prompt, or a conversation answer);
 - `with_structured_output(schema)` returns a Runnable that produces an instance of `schema`,
-  dispatching on the schema's name: `TriageDecision` (rules + learned preference lines, with
-  embeddings), `Plan` (the planner rules), `UserPreferences` (one targeted line), and the
+  dispatching on the schema's name: `TriageDecision` (general rules + targeted lessons),
+  `Plan` (the planner rules), `UserPreferences` (one targeted line), and the
   memory engine's `HotpathDecision`, `MemoryExtraction`, `SameFact`, `ComposedSummary`,
   `EpisodicSummary`, `ProfileUpdate` (`memoir.llm.offline_memory`).
 
@@ -38,7 +38,7 @@ from memoir.llm.offline_memory import (
 )
 from memoir.llm.offline_planner import plan_offline
 from memoir.llm.offline_preferences import update_preferences_offline
-from memoir.llm.offline_triage import SIMILARITY_THRESHOLD, triage_offline
+from memoir.llm.offline_triage import triage_offline
 from memoir.llm.offline_writer import write_reply_offline
 
 __all__ = ["OfflineChatModel", "OfflineSkill", "offline_skills", "register_offline_skill"]
@@ -46,9 +46,7 @@ __all__ = ["OfflineChatModel", "OfflineSkill", "offline_skills", "register_offli
 OfflineSkill = Callable[[list[BaseMessage], "OfflineChatModel"], BaseModel]
 
 _SKILLS: dict[str, OfflineSkill] = {
-    "TriageDecision": lambda messages, model: triage_offline(
-        messages, model.get_embedder, model.similarity_threshold
-    ),
+    "TriageDecision": lambda messages, _model: triage_offline(messages),
     "Plan": lambda messages, _model: plan_offline(messages),
     "UserPreferences": lambda messages, _model: update_preferences_offline(messages),
     # Long-term memory (memoir.memory): gate, candidate, same fact, compose, episode, profile.
@@ -78,7 +76,6 @@ class OfflineChatModel(BaseChatModel):
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
     embedder: Any = Field(default=None, exclude=True, description="An Embedder; default local.")
-    similarity_threshold: float = SIMILARITY_THRESHOLD
 
     @property
     def _llm_type(self) -> str:
@@ -86,7 +83,7 @@ class OfflineChatModel(BaseChatModel):
 
     @property
     def _identifying_params(self) -> dict[str, Any]:
-        return {"similarity_threshold": self.similarity_threshold}
+        return {}
 
     def get_embedder(self) -> Embedder:
         """The embedder given at construction, else the bundled local model."""

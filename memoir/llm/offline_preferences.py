@@ -3,7 +3,9 @@
 Reads `MEMORY_UPDATE_INSTRUCTIONS` (the current profile in the last `<memory_profile>` block)
 and the human messages built by `prompts.preference_messages` (the email's markdown, then a
 decision message ending in `Decision: <decision>`). The profile comes back unchanged except for
-one line appended, or one learned line corrected in place.
+one line added, or one learned line corrected in place. A triage decision writes a targeted
+lesson (`memoir.llm.triage_lessons`) under the heading of its action: the line handed over in the
+"Lesson to record" message, else the lesson planned from the email's sender and subject.
 """
 
 from __future__ import annotations
@@ -15,24 +17,22 @@ from typing import Any
 
 from langchain_core.messages import BaseMessage
 
-from memoir.llm._text import email_address, human_texts, loads_object, system_text
+from memoir.llm._text import human_texts, loads_object, system_text
 from memoir.llm.prompts import (
     DECISION_LINE_RE,
-    LEARNED_TRIAGE_LINE,
-    LEARNED_TRIAGE_RE,
+    LESSON_MESSAGE_RE,
     normalize_decision,
     one_line,
 )
+from memoir.llm.triage_lessons import (
+    LESSON_DECISIONS,
+    Lesson,
+    add_lesson,
+    lesson_for_decision,
+    parse_lesson,
+)
+from memoir.llm.triage_rules import TriageEmail
 from memoir.models import UserPreferences
-
-TRIAGE_ACTIONS = {
-    "notify.ignore": "Ignore",
-    "email.ignore": "Ignore",
-    "calendar.ignore": "Ignore",
-    "question.ignore": "Ignore",
-    "notify.respond": "Respond",
-    "notify.notify": "Notify",
-}
 
 
 def _current_profile(system: str) -> tuple[str, str]:
@@ -56,6 +56,8 @@ def _infer_decision(text: str, namespace: str) -> str | None:
     kind = "calendar" if calendar else "email"
     if "<edited>" in low or "edited to:" in low or re.search(r"\bedited the\b", low):
         return f"{kind}.edit"
+    if re.search(r"\backnowledged\b|\bseen, thanks\b", low):
+        return "notify.acknowledge"
     if re.search(r"\b(?:decided|chose|wants?) to (?:respond|reply)\b", low):
         return "notify.respond"
     if re.search(r"\b(?:ignored|decided to ignore|chose to ignore)\b", low):
@@ -201,19 +203,30 @@ def describe_calendar_edit(original: dict[str, Any], edited: dict[str, Any]) -> 
     return parts
 
 
-def _apply_triage_line(profile: str, action: str, subject: str, author: str) -> tuple[str, str]:
-    """Add or correct the learned line for (subject, sender); returns (profile, what changed)."""
-    subject = subject.replace('"', "'")
-    new_line = LEARNED_TRIAGE_LINE.format(action=action, subject=subject, author=author)
-    sender = email_address(author)
-    for m in LEARNED_TRIAGE_RE.finditer(profile):
-        same_subject = m.group("subject").strip().lower() == subject.strip().lower()
-        if same_subject and email_address(m.group("author")) == sender:
-            if m.group("action").lower() == action.lower():
-                return profile, f"`{m.group(0).strip()}` is already in the profile: no change"
-            updated = profile[: m.start()] + new_line + profile[m.end() :]
-            return updated, f"corrected `{m.group(0).strip()}` to `{new_line}`"
-    return _append(profile, new_line), f"added `{new_line}`"
+def _email_in(text: str) -> TriageEmail | None:
+    """The email of the decision messages (its Agent Inbox markdown), or None."""
+    subject, author = _email_field(text, "Subject"), _email_field(text, "From")
+    if not (subject or author):
+        return None
+    to_line = re.search(r"^(?:\*\*To\*\*|To):.*$", text, re.M)
+    body = text[to_line.end() :] if to_line else ""
+    body = body.split("\n---", 1)[0].strip()
+    return TriageEmail(author or "anyone", _email_field(text, "To"), subject, body)
+
+
+def _triage_lesson(text: str, decision: str, profile: str) -> tuple[Lesson | None, str]:
+    """The lesson to write and where it came from; (None, why) when there is none."""
+    handed = LESSON_MESSAGE_RE.search(text)
+    lesson = parse_lesson(handed.group("line")) if handed else None
+    if lesson is not None:
+        return lesson, "the lesson handed over"
+    email = _email_in(text)
+    if email is None:
+        return None, "the email (subject and sender) is missing, so there is nothing to learn"
+    lesson = lesson_for_decision(decision, email, profile)
+    if lesson is None:
+        return None, "a lesson already decides this email that way: no change"
+    return lesson, f"a lesson scoped to the email ({lesson.scope.kind.value})"
 
 
 def _append(profile: str, line: str) -> str:
@@ -234,17 +247,16 @@ def update_preferences_offline(messages: list[BaseMessage]) -> UserPreferences:
     decision = _infer_decision(text, namespace)
     steps = [f"Namespace {namespace or '(unknown)'}; decision {decision or '(none found)'}."]
     changed = profile
-    if decision in TRIAGE_ACTIONS:
-        subject, author = _email_field(text, "Subject"), _email_field(text, "From")
-        if subject or author:
-            changed, what = _apply_triage_line(
-                profile, TRIAGE_ACTIONS[decision], subject, author or "anyone"
-            )
-            steps.append(
-                f"The user chose {TRIAGE_ACTIONS[decision].lower()} for this email: {what}."
-            )
+    if decision is not None and decision in LESSON_DECISIONS:
+        lesson, source = _triage_lesson(text, decision, profile)
+        if lesson is None:
+            steps.append(f"{source[0].upper()}{source[1:]}.")
         else:
-            steps.append("The email (subject and sender) is missing, so there is nothing to learn.")
+            changed, what = add_lesson(profile, lesson)
+            steps.append(
+                f"The user's decision teaches {lesson.action.value} for "
+                f"{lesson.scope.phrase()}, from {source}: {what}."
+            )
     elif decision in ("email.edit", "calendar.edit"):
         original = _args(text, "original", "Proposed")
         edited = _args(text, "edited", "Edited to")

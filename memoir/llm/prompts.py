@@ -5,9 +5,10 @@ Both providers get the same rendered messages: `ChatOpenAI` reads them as prose,
 
 Triage (seed 000 `triage_system_prompt` / `triage_user_prompt`)
     system: `TRIAGE_SYSTEM_PROMPT` with `< Background >` and `< Rules >` blocks; the rules are the
-    user's `triage_preferences` text. Lines in it such as
-    `- Ignore: emails like "Weekly digest" from news@acme.com` (`LEARNED_TRIAGE_LINE`) were written
-    by the preference updater and override the general rules for similar emails.
+    user's `triage_preferences` text. Lessons in it such as
+    `- Ignore: emails from newsletters@shop.example (you ignored "…")` or
+    `- Notify: emails from anyone at bank.example` (`memoir.llm.triage_lessons`) were learned from
+    the user's decisions and decide for the emails in their scope only.
     user: `TRIAGE_USER_PROMPT`: "From: / To: / Subject:" lines, then the thread.
 
 Planner (seed 002 PlannerNode)
@@ -24,7 +25,8 @@ Preference update (seed 000 `update_memory`)
     system: `MEMORY_UPDATE_INSTRUCTIONS` (current profile inside the last `<memory_profile>` block,
     namespace on the "# Process current profile for" line); humans: `preference_messages(...)`:
     the email's markdown and one decision message ending in a "Decision: <decision>" line, with
-    `<original>`/`<edited>` JSON for edits and `<feedback>` text for feedback.
+    `<original>`/`<edited>` JSON for edits and `<feedback>` text for feedback; for a triage
+    decision, a `LESSON_MESSAGE` with the exact lesson line to write under its heading.
 
 Reply writer (seed 002 Join → Formatter → Writer)
     system: `REPLY_SYSTEM_PROMPT`; user: `REPLY_USER_PROMPT` with `## Request`, `## Intent`,
@@ -109,9 +111,12 @@ Categorize each email into one of three categories:
 1. IGNORE - Emails that are not worth responding to or tracking
 2. NOTIFY - Important information that is worth a notification but doesn't require a response
 3. RESPOND - Emails that need a direct response
-Lines in the rules below of the form `- Ignore: ...`, `- Notify: ...` or `- Respond: ...` were \
-learned from the user's own decisions on earlier emails: for an email from the same sender or \
-about the same topic they take precedence over the general rules.
+Lines in the rules below of the form `- Ignore: emails ...`, `- Notify: emails ...` or \
+`- Respond: emails ...` are lessons learned from the user's own decisions. Each names its scope \
+(a sender address, anyone at a domain, subjects like a pattern where * stands for anything, or \
+a topic): for an email in that scope the lesson takes precedence over the general rules, and \
+the most specific lesson wins; an email outside every scope is decided by the general rules \
+alone.
 In your reasoning, say step by step which rule or learned preference decided, then classify the \
 email below.
 </ Instructions >
@@ -127,12 +132,13 @@ To: {to}
 Subject: {subject}
 {email_thread}"""
 
-# A line the preference updater writes into triage_preferences (and the offline triage reads).
-LEARNED_TRIAGE_LINE = '- {action}: emails like "{subject}" from {author}'
-LEARNED_TRIAGE_RE = re.compile(
-    r'^\s*-\s*(?P<action>Ignore|Notify|Respond)\s*:\s*emails like\s+"(?P<subject>.*)"\s+from\s+'
-    r"(?P<author>.+?)\s*$",
-    re.I | re.M,
+# The message that hands a triage lesson (`memoir.llm.triage_lessons.Lesson.line`) to the updater.
+LESSON_MESSAGE = (
+    'Lesson to record: put this line under the "{heading}" heading of the profile, word for word, '
+    "replacing a line about exactly the same emails if there is one; change nothing else:\n{line}"
+)
+LESSON_MESSAGE_RE = re.compile(
+    r"^Lesson to record:.*\n(?P<line>\s*-\s*(?:Ignore|Notify|Respond)\s*:.*)$", re.I | re.M
 )
 
 # --------------------------------------------------------------------------------------------
@@ -457,6 +463,9 @@ DECISION_MESSAGES: dict[str, str] = {
     "notify. Update triage preferences to capture this.",
     "notify.respond": "The user decided to respond to the email, so update the triage "
     "preferences to capture this.",
+    "notify.acknowledge": "The user read the notification and acknowledged it (seen, thanks): "
+    "notifying them was right for emails like this one. Update the triage preferences to "
+    "capture this; it does not mean the email should be ignored.",
     "email.ignore": "The user ignored the email draft the assistant wrote for this email. "
     "Update triage preferences so that emails like this are ignored.",
     "calendar.ignore": "The user ignored the calendar invitation the assistant drafted for this "

@@ -18,6 +18,17 @@ from memoir.models.hitl import (
 
 YES_WORDS = frozenset({"yes", "y", "yep", "yeah", "ok", "okay", "sure", "approve", "confirm", "go"})
 NO_WORDS = frozenset({"no", "n", "nope", "cancel", "stop", "don't", "dont", "reject", "deny"})
+# "Seen, thanks": the words that acknowledge a notification (a request that allows `accept`).
+ACKNOWLEDGE_PHRASES = frozenset(
+    {
+        "ok", "okay", "k", "kk", "thanks", "thank you", "thanks a lot", "thx", "ty", "cheers",
+        "seen", "got it", "noted", "ack", "acknowledge", "acknowledged", "understood",
+        "good to know", "great", "cool", "nice", "perfect", "👍", "👌", "ok thanks",
+        "okay thanks", "ok thank you", "seen thanks", "noted thanks", "got it thanks",
+        "thanks for letting me know", "thanks for the heads up",
+    }
+)  # fmt: skip
+_ACK_SPLIT = re.compile(r"[,.!;:]+|\s+-\s+|(?<=\S)\s+(?=[👍👌])")
 _ANSWER_SHAPE = re.compile(r"^\s*(\d{1,2}|[a-z']{1,8})\s*[.!]*\s*$", re.IGNORECASE)
 
 
@@ -67,13 +78,23 @@ def _interpret_chat_text(request: HitlRequest, text: str) -> Decision:
 
 
 def _human_response(request: HitlRequest, text: str) -> Decision:
-    """Agent Inbox style: an option named or numbered, a 'no' to ignore, else feedback text."""
+    """Agent Inbox style: an option named or numbered, "ok" / "thanks" / "seen" to acknowledge
+    (where `accept` is allowed), a 'no' to ignore, else feedback text."""
     if request.options:
         with contextlib.suppress(InvalidAnswer):
             return Decision(type="choice", choices=[_choice(request, text)])
+    if request.config.allow_accept and acknowledges(text):
+        return Decision(type="accept")
     if _word(text) in NO_WORDS and request.config.allow_ignore:
         return Decision(type="ignore")
     return Decision(type="response", text=text)
+
+
+def acknowledges(text: str) -> bool:
+    """Whether `text` only says "seen, thanks": every comma- or stop-separated part of it is one
+    of `ACKNOWLEDGE_PHRASES` ("ok", "Thanks!", "seen, thanks", "got it 👍")."""
+    parts = [p for p in _ACK_SPLIT.split(text.lower()) if p.strip()]
+    return bool(parts) and all(" ".join(p.split()) in ACKNOWLEDGE_PHRASES for p in parts)
 
 
 def _word(text: str) -> str:
@@ -140,6 +161,10 @@ def _inbox_response(request: HitlRequest, response: HumanResponse) -> Decision:
     text = response.args.strip()
     if request.expected_input in (ExpectedInput.SINGLE_CHOICE, ExpectedInput.MULTI_CHOICE):
         return _interpret_chat_text(request, text)
+    if request.expected_input is ExpectedInput.HUMAN_RESPONSE and request.options:
+        # A button of the inbox sends an option's id ("ignore", "acknowledge") as the response.
+        with contextlib.suppress(InvalidAnswer):
+            return Decision(type="choice", choices=[_choice(request, text)])
     if request.expected_input is ExpectedInput.FREE_TEXT:
         return Decision(type="text", text=text)
     return Decision(type="response", text=text)

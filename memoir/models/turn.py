@@ -7,7 +7,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from memoir.models.hitl import HitlOutcome, HitlRequest
-from memoir.models.messages import IncomingMessage
+from memoir.models.messages import EmailMessage, IncomingMessage
 from memoir.models.plan import Classification, Plan, PlanStep
 
 PREFERENCE_NAMESPACES = ("triage_preferences", "response_preferences", "cal_preferences")
@@ -100,6 +100,9 @@ class PreferenceUpdate(BaseModel):
     decision: str = Field(description="The human decision that caused it, e.g. notify.ignore.")
     messages: list[str]
     turn_id: str
+    email: EmailMessage | None = Field(
+        default=None, description="The email a triage decision is about (scopes its lesson)."
+    )
 
 
 class Candidate(BaseModel):

@@ -170,9 +170,10 @@ async def test_answer_not_allowed_by_the_config_is_422_with_the_reason(
     routed = await http.post("/v1/emails", json=GMAIL, headers=user.headers)
     request = await harness.pending(routed.json()["turn_id"])
     assert request.kind == "notify"
-    response = await answer(http, user, request.hitl_id, {"type": "accept"})
+    edit = {"type": "edit", "args": {"action": "Email Assistant: notify", "args": {}}}
+    response = await answer(http, user, request.hitl_id, edit)
     error = assert_error(response, 422, "invalid_answer")
-    assert error["message"] == "'accept' is not allowed here; allowed: ignore, response."
+    assert error["message"] == "'edit' is not allowed here; allowed: accept, ignore, response."
     view = (await get_turn(http, user, request.turn_id)).json()
     assert view["status"] == "awaiting_human"
     assert view["pending"] == request.model_dump(mode="json")
@@ -185,3 +186,18 @@ async def test_edit_that_changes_the_action_is_422(
     body = {"type": "edit", "args": {"action": "calendar.schedule", "args": {}}}
     error = assert_error(await answer(http, user, request.hitl_id, body), 422, "invalid_answer")
     assert error["message"] == "An edit must keep the action 'reminders.create'."
+
+
+async def test_acknowledged_notification_is_completed_with_no_reply(
+    http: httpx.AsyncClient, user: ApiUser, harness: Harness
+) -> None:
+    harness.llm.script("TriageDecision", plans.triage(Classification.NOTIFY))
+    routed = await http.post("/v1/emails", json=GMAIL, headers=user.headers)
+    request = await harness.pending(routed.json()["turn_id"])
+    assert (await answer(http, user, request.hitl_id, {"type": "accept"})).status_code == 202
+    view = await finished_view(http, harness, user, request.turn_id)
+    assert (view["status"], view["classification"], view["reply"]) == (
+        "completed",
+        "notify",
+        None,
+    )

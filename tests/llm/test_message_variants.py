@@ -27,7 +27,8 @@ async def test_ignored_notify_email_in_plain_words_adds_an_ignore_line(
         [EMAIL.markdown(), "The user ignored this email: it should not need their attention."],
     )
     assert result.user_preferences == (
-        'RULES\n- Ignore: emails like "Thursday?" from Dan Smith <dan@acme.com>'
+        "RULES\n\nIgnore (learned from your decisions):\n"
+        '- Ignore: emails from dan@acme.com (you ignored "Thursday?")\n'
     )
 
 

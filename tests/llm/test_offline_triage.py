@@ -3,8 +3,9 @@
 import pytest
 
 from memoir.llm import OfflineChatModel, ScriptedChatModel
-from memoir.llm.prompts import DEFAULT_TRIAGE_INSTRUCTIONS, LEARNED_TRIAGE_LINE
+from memoir.llm.prompts import DEFAULT_TRIAGE_INSTRUCTIONS
 from memoir.models import Classification, EmailMessage
+from memoir.stores import DEFAULT_PREFERENCES
 from memoir.triage import triage_email, triage_messages
 
 EMAILS = [
@@ -129,51 +130,60 @@ async def test_reasoning_names_the_rule_that_fired(offline: OfflineChatModel) ->
         DEFAULT_TRIAGE_INSTRUCTIONS,
     )
     assert "receipt" in decision.reasoning
-    assert "No learned preference" in decision.reasoning
+    assert "No learned lesson covers this email" in decision.reasoning
 
 
-def learned(action: str, subject: str, author: str) -> str:
-    line = LEARNED_TRIAGE_LINE.format(action=action, subject=subject, author=author)
-    return DEFAULT_TRIAGE_INSTRUCTIONS + "\n" + line
+def with_lessons(*lines: str) -> str:
+    return DEFAULT_PREFERENCES["triage_preferences"] + "\n".join(lines) + "\n"
 
 
-async def test_learned_ignore_line_overrides_rules_for_similar_subject(
+STATUS = email(
+    "Tom <tom@acme.com>", "Weekly status update", "Migration 80% done. No action needed."
+)
+
+
+async def test_scoped_lesson_changes_an_email_in_scope_and_not_one_outside(
     offline: OfflineChatModel,
 ) -> None:
-    instructions = learned("Ignore", "Weekly status update", "Tom <tom@acme.com>")
-    decision = await triage_email(
+    rules = with_lessons("- Ignore: emails from tom@acme.com")
+    inside = await triage_email(offline, STATUS, rules)
+    outside = await triage_email(
         offline,
-        email("Jane <jane@acme.com>", "Weekly status update - week 3", "No action needed."),
-        instructions,
+        email(
+            "Jane <jane@acme.com>", "Weekly status update", "Migration 80% done. No action needed."
+        ),
+        rules,
     )
-    assert decision.classification == Classification.IGNORE
-    assert "Learned preference" in decision.reasoning and "similarity" in decision.reasoning
+    assert inside.classification is Classification.IGNORE
+    assert "Lesson `- Ignore: emails from tom@acme.com` covers this email" in inside.reasoning
+    assert outside.classification is Classification.NOTIFY
+    assert "No learned lesson covers this email (1 checked)" in outside.reasoning
 
 
-async def test_learned_respond_line_overrides_rules_for_same_sender(
-    offline: OfflineChatModel,
-) -> None:
-    instructions = learned(
-        "Respond", "Deploy to production finished", "CI <noreply@ci.acme.example>"
+async def test_the_most_specific_lesson_decides(offline: OfflineChatModel) -> None:
+    rules = with_lessons(
+        "- Notify: emails from anyone at ci.acme.example",
+        '- Respond: emails from noreply@ci.acme.example with subjects like "Nightly build *"',
     )
-    decision = await triage_email(
-        offline,
-        email("CI <noreply@ci.acme.example>", "Nightly build failed", "The build failed."),
-        instructions,
-    )
-    assert decision.classification == Classification.RESPOND
-    assert "same sender noreply@ci.acme.example" in decision.reasoning
+    nightly = email("CI <noreply@ci.acme.example>", "Nightly build 812 failed", "The build failed.")
+    deploy = email("CI <noreply@ci.acme.example>", "Deploy finished", "Deployed to production.")
+    assert (await triage_email(offline, nightly, rules)).classification is Classification.RESPOND
+    assert (await triage_email(offline, deploy, rules)).classification is Classification.NOTIFY
 
 
-async def test_learned_line_leaves_unrelated_emails_alone(offline: OfflineChatModel) -> None:
-    instructions = learned("Ignore", "Weekly status update", "Tom <tom@acme.com>")
-    decision = await triage_email(
-        offline,
-        email("Dan <dan@acme.com>", "Can we meet Thursday?", "Are you free Thursday at 2pm?"),
-        instructions,
-    )
-    assert decision.classification == Classification.RESPOND
-    assert "No learned preference matches" in decision.reasoning
+async def test_a_lesson_a_person_wrote_by_topic_is_read_back(offline: OfflineChatModel) -> None:
+    rules = with_lessons('- Ignore: emails about "status update" (I read these in the wiki)')
+    decision = await triage_email(offline, STATUS, rules)
+    assert decision.classification is Classification.IGNORE
+    assert "topic scope" in decision.reasoning
+
+
+async def test_an_older_learned_line_is_read_as_its_sender(offline: OfflineChatModel) -> None:
+    rules = with_lessons('- Ignore: emails like "Weekly status update" from Tom <tom@acme.com>')
+    similar_subject = email("Jane <jane@acme.com>", "Weekly status update - week 3", "No action.")
+    assert (await triage_email(offline, STATUS, rules)).classification is Classification.IGNORE
+    decision = await triage_email(offline, similar_subject, rules)
+    assert decision.classification is Classification.NOTIFY
 
 
 def test_triage_prompt_carries_instructions_and_email_in_seed_format() -> None:

@@ -26,7 +26,7 @@ def added_lines(before: str, after: str) -> list[str]:
     return [line for line in after.splitlines() if line not in old]
 
 
-async def test_notify_ignore_keeps_old_text_and_adds_one_ignore_line(
+async def test_notify_ignore_keeps_old_text_and_adds_one_scoped_ignore_lesson(
     offline: OfflineChatModel,
 ) -> None:
     result = await updated_preferences(
@@ -36,14 +36,16 @@ async def test_notify_ignore_keeps_old_text_and_adds_one_ignore_line(
         preference_messages("notify.ignore", email=JIRA),
     )
     assert result.user_preferences.startswith(DEFAULT_TRIAGE_INSTRUCTIONS)
+    # The seed's text has no "Ignore" heading of its own: the lesson gets one.
     assert added_lines(DEFAULT_TRIAGE_INSTRUCTIONS, result.user_preferences) == [
-        '- Ignore: emails like "[JIRA] PROJ-12 status changed to Done" from '
-        "Jira <jira@acme.atlassian.example>"
+        "Ignore (learned from your decisions):",
+        '- Ignore: emails from jira@acme.atlassian.example (you ignored "[JIRA] PROJ-12 status '
+        'changed to Done")',
     ]
     assert "added" in result.chain_of_thought
 
 
-async def test_opposite_decision_corrects_the_learned_line_in_place(
+async def test_opposite_decision_narrows_the_lesson_for_this_email(
     offline: OfflineChatModel,
 ) -> None:
     first = await updated_preferences(
@@ -58,10 +60,17 @@ async def test_opposite_decision_corrects_the_learned_line_in_place(
         first.user_preferences,
         preference_messages("notify.respond", email=JIRA),
     )
-    lines = second.user_preferences.splitlines()
-    assert len(lines) == len(first.user_preferences.splitlines())
-    assert lines[-1].startswith("- Respond: emails like")
-    assert "corrected" in second.chain_of_thought
+    assert added_lines(first.user_preferences, second.user_preferences) == [
+        "Respond (learned from your decisions):",
+        '- Respond: emails from jira@acme.atlassian.example with subjects like "* status '
+        'changed to Done" (you chose to respond to "[JIRA] PROJ-12 status changed to Done")',
+    ]
+    after = await triage_email(offline, JIRA, second.user_preferences)
+    other = JIRA.model_copy(update={"subject": "[JIRA] PROJ-7 assigned to you"})
+    assert after.classification is Classification.RESPOND
+    assert (await triage_email(offline, other, second.user_preferences)).classification is (
+        Classification.IGNORE
+    )
 
 
 async def test_same_decision_twice_changes_nothing(offline: OfflineChatModel) -> None:
@@ -156,7 +165,7 @@ async def test_triage_follows_the_line_learned_from_an_ignore(
     after = await triage_email(offline, similar, learned.user_preferences)
     assert before.classification == Classification.NOTIFY
     assert after.classification == Classification.IGNORE
-    assert "Learned preference" in after.reasoning
+    assert "Lesson `- Ignore: emails from jira@acme.atlassian.example" in after.reasoning
 
 
 def test_every_decision_maps_to_the_seed_namespace() -> None:

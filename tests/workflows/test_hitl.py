@@ -96,7 +96,8 @@ async def test_notify_then_respond_updates_triage_preferences(harness: Harness) 
     routed = await harness.send("", email=NOTIFY_EMAIL)
     request = await harness.pending(routed.turn_id or "")
     assert request.kind is HitlKind.NOTIFY
-    assert [o.id for o in request.options] == ["respond", "ignore"]
+    assert [o.id for o in request.options] == ["respond", "acknowledge", "ignore"]
+    assert request.config.allow_accept
     await harness.answer_inbox(request, HumanResponse(type="response", args="thank them"))
     result = await harness.result(routed.turn_id or "")
     assert result.status is TurnStatus.COMPLETED
@@ -117,6 +118,49 @@ async def test_notify_then_ignore_updates_triage_preferences(harness: Harness) -
         harness.user.user_id, "triage_preferences"
     )
     assert latest.decision == "notify.ignore"
+
+
+NOTIFY_LESSON = (
+    '- Notify: emails from ci@example.com with subjects like "Nightly build passed" '
+    '(you acknowledged "Nightly build passed")'
+)
+
+
+async def test_acknowledge_closes_a_notify_turn_and_writes_a_notify_lesson(
+    harness: Harness,
+) -> None:
+    harness.llm.script("TriageDecision", plans.triage(Classification.NOTIFY))
+    routed = await harness.send("", email=NOTIFY_EMAIL)
+    request = await harness.pending(routed.turn_id or "")
+    await harness.answer_inbox(request, HumanResponse(type="accept"))
+    result = await harness.result(routed.turn_id or "")
+    assert (result.status, result.classification, result.reply) == (
+        TurnStatus.COMPLETED,
+        Classification.NOTIFY,
+        None,
+    )
+    assert harness.llm.calls_for("Plan") == []  # closed: nothing planned, nothing sent
+    [latest, *_] = await harness.stores.preferences.history(
+        harness.user.user_id, "triage_preferences"
+    )
+    assert latest.decision == "notify.acknowledge"
+    notify_section = latest.content.split("Notify (", 1)[1].split("\n\n", 1)[0]
+    assert notify_section.splitlines()[-1] == NOTIFY_LESSON
+
+
+async def test_chat_thanks_acknowledges_a_pending_notify_question(harness: Harness) -> None:
+    harness.llm.script("TriageDecision", plans.triage(Classification.NOTIFY))
+    routed = await harness.send("", email=NOTIFY_EMAIL)
+    await harness.pending(routed.turn_id or "")
+    answered = await harness.send("Thanks!")
+    assert (answered.status, answered.reply) == (RouteStatus.ROUTED_TO_PENDING, None)
+    result = await harness.result(routed.turn_id or "")
+    assert (result.status, result.reply) == (TurnStatus.COMPLETED, None)
+    assert [o.decision.type for o in result.hitl if o.decision] == ["accept"]
+    [latest, *_] = await harness.stores.preferences.history(
+        harness.user.user_id, "triage_preferences"
+    )
+    assert latest.decision == "notify.acknowledge"
 
 
 async def test_expired_notify_learns_nothing(harness: Harness) -> None:

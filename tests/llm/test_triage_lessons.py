@@ -1,0 +1,130 @@
+"""Targeted triage lessons: the scope a decision teaches, where its line goes, how it reads back."""
+
+from memoir.llm.triage_lessons import (
+    Scope,
+    ScopeKind,
+    add_lesson,
+    deciding_lesson,
+    lesson_for_decision,
+    parse_lessons,
+)
+from memoir.models import Classification, EmailMessage
+from memoir.stores import DEFAULT_PREFERENCES
+
+TRIAGE = DEFAULT_PREFERENCES["triage_preferences"]
+ME = "Sam <sam@northwind.example>"
+
+
+def email(author: str, subject: str, body: str = "", to: str = ME) -> EmailMessage:
+    return EmailMessage(email_id="e1", author=author, to=to, subject=subject, body=body)
+
+
+SHOP = email("Shop <newsletters@shop.example>", "Spring sale", "Up to 50% off. Unsubscribe")
+BANK = email("Harbor Bank <alerts@harborbank.example>", "Your statement is ready")
+DAN = email("Dan <dan@acme.example>", "Lunch on Friday?", "Are you free?")
+
+
+def section(text: str, heading: str) -> list[str]:
+    """The lines under the heading that starts with `heading`, up to the blank line."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(heading))
+    end = next((i for i in range(start + 1, len(lines)) if not lines[i].strip()), len(lines))
+    return lines[start + 1 : end]
+
+
+def learn(text: str, decision: str, about: EmailMessage) -> str:
+    lesson = lesson_for_decision(decision, about, text)
+    assert lesson is not None
+    return add_lesson(text, lesson)[0]
+
+
+def test_each_lesson_lands_under_the_heading_of_its_action() -> None:
+    text = learn(TRIAGE, "notify.ignore", SHOP)
+    text = learn(text, "notify.acknowledge", BANK)
+    text = learn(text, "notify.respond", DAN)
+    ignore_line = '- Ignore: emails from anyone at shop.example (you ignored "Spring sale")'
+    notify_line = (
+        '- Notify: emails from anyone at harborbank.example (you acknowledged "Your statement '
+        'is ready")'
+    )
+    respond_line = (
+        '- Respond: emails from dan@acme.example (you chose to respond to "Lunch on Friday?")'
+    )
+    assert section(text, "Ignore")[-1] == ignore_line
+    assert section(text, "Notify")[-1] == notify_line
+    assert section(text, "Respond")[-1] == respond_line
+    assert text.startswith(TRIAGE.split("\n\n")[0])  # the rest is kept word for word
+
+
+def test_scope_is_the_address_for_a_person_and_the_domain_for_an_automated_sender() -> None:
+    assert [lesson.scope for lesson in parse_lessons(learn(TRIAGE, "notify.ignore", DAN))] == [
+        Scope(ScopeKind.SENDER, "dan@acme.example")
+    ]
+    news = email("News <news@mail.shop.example>", "Weekly picks", "Unsubscribe")
+    lessons = parse_lessons(learn(TRIAGE, "notify.ignore", news))
+    assert lessons[0].scope == Scope(ScopeKind.DOMAIN, "shop.example")
+
+
+def test_a_shared_domain_is_never_a_scope() -> None:
+    internal = email("Payroll <noreply@northwind.example>", "Your payslip")
+    webmail = email("Alerts <alerts@gmail.com>", "Weekly report")
+    for sender in (internal, webmail):
+        [lesson] = parse_lessons(learn(TRIAGE, "notify.ignore", sender))
+        assert lesson.scope.kind is ScopeKind.SENDER
+
+
+def test_a_notification_from_a_person_teaches_about_that_kind_of_mail_only() -> None:
+    fyi = email("Wei <wei@northwind.example>", "Weekly platform update 12", "Kafka is done.")
+    [lesson] = parse_lessons(learn(TRIAGE, "notify.acknowledge", fyi))
+    assert lesson.scope == Scope(
+        ScopeKind.SUBJECT, "Weekly platform update *", within="wei@northwind.example"
+    )
+    review = email("Wei <wei@northwind.example>", "Can you review my PR?", "Before Thursday?")
+    assert deciding_lesson([lesson], review) is None
+
+
+def test_a_conflicting_decision_narrows_instead_of_flipping_the_whole_sender() -> None:
+    text = learn(TRIAGE, "notify.acknowledge", BANK)
+    offer = email("Harbor Bank <offers@harborbank.example>", "0% APR card", "Apply today.")
+    text = learn(text, "notify.ignore", offer)
+    lessons = parse_lessons(text)
+    assert deciding_lesson(lessons, offer).action is Classification.IGNORE  # type: ignore[union-attr]
+    assert deciding_lesson(lessons, BANK).action is Classification.NOTIFY  # type: ignore[union-attr]
+    assert lesson_for_decision("notify.ignore", offer, text) is None  # already decided so
+
+
+def test_the_same_scope_with_another_action_is_replaced_in_place() -> None:
+    text = TRIAGE + '- Ignore: emails from dan@acme.example with subjects like "Lunch on Friday?"\n'
+    lesson = lesson_for_decision("notify.respond", DAN, text)
+    assert lesson is not None
+    changed, what = add_lesson(text, lesson)
+    assert what.startswith("replaced `- Ignore: emails from dan@acme.example")
+    assert [(x.action, x.scope.kind) for x in parse_lessons(changed)] == [
+        (Classification.RESPOND, ScopeKind.SUBJECT)
+    ]
+
+
+def test_lines_a_person_edits_are_read_back() -> None:
+    text = "\n".join(
+        [
+            "- Ignore: emails from @shop.example",
+            '- Notify: emails with subjects like "Invoice *" (any sender)',
+            "- Respond: emails about school trips",
+            "- Ignore: marketing emails (a general rule, no lesson)",
+        ]
+    )
+    assert [(x.action.value, x.scope) for x in parse_lessons(text)] == [
+        ("ignore", Scope(ScopeKind.DOMAIN, "shop.example")),
+        ("notify", Scope(ScopeKind.SUBJECT, "Invoice *")),
+        ("respond", Scope(ScopeKind.TOPIC, "school trips")),
+    ]
+
+
+def test_ignoring_a_colleague_s_email_never_silences_the_colleague() -> None:
+    reply_all = email("Ahmed <ahmed@northwind.example>", "Re: Team dinner venue", "+1, thanks!")
+    [lesson] = parse_lessons(learn(TRIAGE, "notify.ignore", reply_all))
+    assert lesson.scope == Scope(
+        ScopeKind.SUBJECT, "Team dinner venue", within="ahmed@northwind.example"
+    )
+    urgent = email("Ahmed <ahmed@northwind.example>", "Disk full on db-2", "Can you resize it?")
+    assert deciding_lesson([lesson], urgent) is None
