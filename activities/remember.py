@@ -6,7 +6,12 @@ from datetime import UTC, datetime
 from temporalio import activity
 
 from activities.deps import Deps
-from memoir.memory.records import embed_records, save_turn_history, turn_records
+from memoir.memory.records import (
+    CONTEXT_WINDOW,
+    embed_records,
+    save_turn_history,
+    turn_records,
+)
 from memoir.models import RememberRequest, ReminderDue, TurnStatus, names
 
 
@@ -33,7 +38,11 @@ class RememberActivities:
         records = turn_records(
             request, user_name=await self._user_name(request), now=datetime.now(UTC)
         )
-        embeddings = await embed_records(self._deps.embedding_model(), records)
+        first = records[0]
+        previous = await stores.messages.previous(
+            first.user_id, first.thread_id, first.said_at, first.said_at - CONTEXT_WINDOW
+        )
+        embeddings = await embed_records(self._deps.embedding_model(), records, previous)
         events = await save_turn_history(stores, request, records, embeddings)
         if request.status is TurnStatus.COMPLETED:
             for result in request.results:

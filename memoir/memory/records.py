@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from email.utils import parseaddr
 
 from memoir.db import Connection
@@ -26,7 +26,9 @@ from memoir.stores import MessageRecord, Stores
 
 __all__ = [
     "REPLY_SUFFIX",
+    "CONTEXT_WINDOW",
     "embed_records",
+    "embedding_text",
     "reply_message_id",
     "save_turn_history",
     "speaker_name",
@@ -34,6 +36,7 @@ __all__ = [
 ]
 
 REPLY_SUFFIX = ":reply"
+CONTEXT_WINDOW = timedelta(minutes=30)  # a message this soon after the previous one replies to it
 
 
 def reply_message_id(message_id: str) -> str:
@@ -84,11 +87,48 @@ def turn_records(
     return records
 
 
-async def embed_records(embedder: Embedder, records: Sequence[MessageRecord]) -> list[list[float]]:
-    """One embedding per record, in one batch, off the event loop (CPU work)."""
+def _follows(record: MessageRecord, previous: MessageRecord | None) -> bool:
+    """Whether `previous` is `record`'s context: same user and thread, said shortly before."""
+    return (
+        previous is not None
+        and previous.user_id == record.user_id
+        and previous.thread_id == record.thread_id
+        and timedelta(0) <= record.said_at - previous.said_at <= CONTEXT_WINDOW
+    )
+
+
+def _contexts(
+    records: Sequence[MessageRecord], previous: MessageRecord | None
+) -> list[MessageRecord | None]:
+    """Each record's previous message: the one before it in the turn, else `previous`."""
+    out: list[MessageRecord | None] = []
+    for record in records:
+        out.append(previous if _follows(record, previous) else None)
+        previous = record
+    return out
+
+
+def embedding_text(record: MessageRecord, previous: MessageRecord | None) -> str:
+    """What a record is embedded as: its text, then the message it replies to, if any."""
+    return f"{record.text}\n(Replying to: {previous.text})" if previous else record.text
+
+
+async def embed_records(
+    embedder: Embedder, records: Sequence[MessageRecord], previous: MessageRecord | None = None
+) -> list[list[float]]:
+    """One embedding per record, in one batch, off the event loop (CPU work).
+
+    A record said within CONTEXT_WINDOW after its thread's previous message (`previous`, or the
+    record before it in `records`) is embedded with that message after its own text, so an
+    answer like "Went painting with the kids!" is found by the question it answers. The stored
+    text, and so bullets, citations and lexical search, stay the record's own.
+    """
     if not records:
         return []
-    return await asyncio.to_thread(embedder.embed, [r.text for r in records])
+    texts = [
+        embedding_text(r, c) for r, c in zip(records, _contexts(records, previous), strict=True)
+    ]
+    return await asyncio.to_thread(embedder.embed, texts)
 
 
 def _tool_calls(results: Sequence[ExecutionResult]) -> list[dict[str, object]]:

@@ -192,6 +192,20 @@ class MessageRecordStore:
                 counts[row["word"]] = max(counts.get(row["word"], 0), int(row["n"]))
         return WordCounts(records=total, counts=counts)
 
+    async def previous(
+        self, user_id: str, thread_id: str, before: datetime, since: datetime
+    ) -> MessageRecord | None:
+        """The thread's last record said in `since <= said_at < before`, if any."""
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(
+                f"SELECT {_COLUMNS} FROM message_records"
+                " WHERE user_id = %s AND thread_id = %s AND said_at >= %s AND said_at < %s"
+                " ORDER BY said_at DESC, record_id DESC LIMIT 1",
+                (user_id, thread_id, since, before),
+            )
+            row = await cur.fetchone()
+        return MessageRecord.model_validate(row) if row else None
+
     async def by_message_ids(self, user_id: str, message_ids: Sequence[str]) -> list[MessageRecord]:
         """The user's records of these message ids, oldest first (an answer's citations)."""
         async with self.pool.connection() as conn:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import psycopg
 import pytest
@@ -11,7 +11,11 @@ from activities.deps import Deps
 from activities.remember import RememberActivities
 from memoir.embeddings import LocalEmbedder
 from memoir.llm import OfflineChatModel
-from memoir.memory.records import speaker_name
+from memoir.memory.records import (
+    embed_records,
+    speaker_name,
+    turn_records,
+)
 from memoir.models import EmailMessage, IncomingMessage, RememberRequest, UserProfile
 from memoir.settings import Settings
 from memoir.stores import Stores
@@ -72,3 +76,66 @@ def test_the_speaker_is_the_messages_own_name_the_emails_sender_or_the_user() ->
         email_id="e1", author="Dan Brown <dan@example.com>", to="me@x.org", subject="s", body="b"
     )
     assert speaker_name(chat.model_copy(update={"email": email}), "Ana") == "Dan Brown"
+
+
+def _said(
+    user: UserProfile, text: str, message_id: str, at: datetime, thread: str = "t1"
+) -> RememberRequest:
+    request = remember(user, text, message_id=message_id, reply="")
+    message = request.message.model_copy(update={"received_at": at, "thread_id": thread})
+    return request.model_copy(
+        update={"message": message, "turn_id": f"turn:{user.user_id}:{thread}:{message_id}"}
+    )
+
+
+def _with_previous(embedder: LocalEmbedder, text: str, previous: str) -> list[float]:
+    return embedder.embed([f"{text}\n(Replying to: {previous})"])[0]
+
+
+async def _score(stores: Stores, user: UserProfile, vector: list[float], message_id: str) -> float:
+    found = await stores.messages.dense(user.user_id, vector, top_k=10)
+    return next(f.score for f in found if f.record.message_id == message_id)
+
+
+QUESTION, ANSWER = "What did you do last weekend?", "Went painting with the kids!"
+
+
+async def test_a_record_is_embedded_with_the_threads_previous_message(
+    stores: Stores, user: UserProfile, offline: OfflineChatModel, local_embedder: LocalEmbedder
+) -> None:
+    remember_turn = stage(stores, offline, local_embedder).remember_turn
+    await remember_turn(_said(user, QUESTION, "msg-1", MAY_7))
+    await remember_turn(_said(user, ANSWER, "msg-2", MAY_7 + timedelta(minutes=2)))
+    expected = _with_previous(local_embedder, ANSWER, QUESTION)
+    assert await _score(stores, user, expected, "msg-2") > 0.999
+    (record,) = await stores.messages.by_message_ids(user.user_id, ["msg-2"])
+    assert record.text == ANSWER  # the stored text stays the message's own
+
+
+@pytest.mark.parametrize(
+    ("thread", "earlier"), [("t2", timedelta(minutes=2)), ("t1", timedelta(hours=3))]
+)
+async def test_a_message_of_another_thread_or_hours_earlier_is_no_context(
+    stores: Stores,
+    user: UserProfile,
+    offline: OfflineChatModel,
+    local_embedder: LocalEmbedder,
+    thread: str,
+    earlier: timedelta,
+) -> None:
+    remember_turn = stage(stores, offline, local_embedder).remember_turn
+    await remember_turn(_said(user, QUESTION, "msg-1", MAY_7 - earlier, thread))
+    await remember_turn(_said(user, ANSWER, "msg-2", MAY_7))
+    (own,) = local_embedder.embed([ANSWER])
+    assert await _score(stores, user, own, "msg-2") > 0.999
+
+
+async def test_a_reply_is_embedded_with_the_message_it_answers(
+    local_embedder: LocalEmbedder,
+) -> None:
+    user = UserProfile(user_id="u1", name="Ana")
+    request = said_on_may_7(user, QUESTION, ANSWER)
+    records = turn_records(request, user_name="Ana", now=MAY_7)
+    message, reply = await embed_records(local_embedder, records)
+    assert message == pytest.approx(local_embedder.embed([QUESTION])[0], abs=1e-6)
+    assert reply == pytest.approx(_with_previous(local_embedder, ANSWER, QUESTION), abs=1e-6)
