@@ -5,13 +5,14 @@ Radicale runs as a subprocess (`python -m radicale`) with a config written into
 is accepted and owns its own calendars), listening on 127.0.0.1 only.
 """
 
-import socket
 import subprocess
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlparse
+
+from memoir.ports import port_open
 
 CONFIG = """\
 [server]
@@ -30,18 +31,6 @@ filesystem_folder = {folder}
 [logging]
 level = warning
 """
-
-
-def free_port(host: str = "127.0.0.1") -> int:
-    with socket.socket() as sock:
-        sock.bind((host, 0))
-        return int(sock.getsockname()[1])
-
-
-def port_open(host: str, port: int) -> bool:
-    with socket.socket() as sock:
-        sock.settimeout(0.3)
-        return sock.connect_ex((host, port)) == 0
 
 
 def local_address(url: str) -> tuple[str, int] | None:

@@ -34,11 +34,12 @@ from memoir.binaries import (
     temporal_cli,
     temporal_test_server,
 )
-from memoir.caldav_server import local_address, port_open
+from memoir.caldav_server import local_address
 from memoir.embedded_pg import start_embedded_postgres
 from memoir.embeddings import LOCAL_EMBEDDING_DIM, EmbeddingConfigError, LocalEmbedder, get_embedder
 from memoir.llm import LLMConfigError, get_chat_model
 from memoir.pgvector_check import OperationResult, check_vector_operations
+from memoir.ports import port_open
 from memoir.settings import Settings
 
 Status = Literal["ok", "warn", "fail"]

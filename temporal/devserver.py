@@ -1,7 +1,6 @@
 """The embedded Temporal dev server: SQLite file in the data folder, Web UI, search attributes."""
 
 import asyncio
-import socket
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -10,6 +9,7 @@ from temporalio.client import Client
 
 from memoir.binaries import temporal_cli
 from memoir.models import names
+from memoir.ports import port_open
 
 SEARCH_ATTRIBUTE_TYPES = {
     names.SA_USER_ID: "Keyword",
@@ -19,12 +19,6 @@ SEARCH_ATTRIBUTE_TYPES = {
     names.SA_HITL_KIND: "Keyword",
     names.SA_AWAITING_HUMAN: "Bool",
 }
-
-
-def port_open(host: str, port: int) -> bool:
-    with socket.socket() as sock:
-        sock.settimeout(0.5)
-        return sock.connect_ex((host, port)) == 0
 
 
 # The history service hands workflow tasks to matching at most `transferProcessorMaxPollRPS` times

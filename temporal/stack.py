@@ -20,10 +20,11 @@ from memoir.db import Pool, migrate, open_pool
 from memoir.embedded_pg import EmbeddedPostgres, start_embedded_postgres
 from memoir.mail_sink import MailSink, mail_dir
 from memoir.models import UserProfile
+from memoir.ports import port_open
 from memoir.settings import Settings
 from memoir.stores import Stores, UserExistsError
 from temporal.client import connect
-from temporal.devserver import DevServer, port_open, start_dev_server
+from temporal.devserver import DevServer, start_dev_server
 from temporal.worker import build_deps, build_worker
 
 log = logging.getLogger(__name__)

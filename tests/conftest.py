@@ -10,11 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from memoir.caldav_server import CalDAVServer, free_port, start_caldav_server
+from memoir.caldav_server import CalDAVServer, start_caldav_server
 from memoir.db import Pool, migrate, open_pool
 from memoir.embedded_pg import start_embedded_postgres
 from memoir.mail_sink import MailSink
 from memoir.pgvector_check import check_vector_operations, failures_message
+from memoir.ports import free_port
 from memoir.shutdown import stop_signals
 from memoir.stores import Stores
 

@@ -20,7 +20,7 @@ import httpx
 import psutil
 import pytest
 
-from memoir.caldav_server import free_port
+from memoir.ports import free_port
 
 REPO = Path(__file__).resolve().parent.parent
 START_TIMEOUT = 120.0  # the first start loads the embedder and creates a cluster

@@ -12,9 +12,9 @@ from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 
 from api.app import create_app
-from memoir.caldav_server import free_port
 from memoir.db import open_pool
 from memoir.embedded_pg import EmbeddedPostgres, start_embedded_postgres
+from memoir.ports import free_port
 from memoir.settings import Settings
 from memoir.stores import Stores
 from tests.api.support import http_client

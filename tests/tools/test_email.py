@@ -4,9 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from memoir.caldav_server import free_port
 from memoir.mail_sink import MailSink, list_messages, store
 from memoir.models import ExecuteRequest, PlanStep, ResolveRequest
+from memoir.ports import free_port
 from memoir.settings import Settings
 from memoir.stores import Stores
 from memoir.tools.email import EmailTool, message_id_for, parse_recipient
