@@ -13,7 +13,7 @@ import tempfile
 from collections.abc import AsyncIterator, Callable, Coroutine
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import httpx
 import typer
@@ -46,6 +46,17 @@ console = Console(width=None if Console().is_terminal else 160)
 
 ApiUrl = Annotated[str, typer.Option(envvar="MEMOIR_API_URL", help="Base URL of the API.")]
 Token = Annotated[str, typer.Option(envvar="MEMOIR_TOKEN", help="Your bearer token.")]
+
+
+def _bad_input(error: Exception) -> NoReturn:
+    """Say what is wrong with an input file (in red, on stderr) and exit 1."""
+    Console(stderr=True).print(str(error), style="red", markup=False, highlight=False)
+    raise typer.Exit(1) from None
+
+
+def _progress_console(as_json: bool) -> Console:
+    """Where an eval prints its progress: stderr when stdout carries the JSON report."""
+    return Console(stderr=True) if as_json else console
 
 
 def _run(coro: Coroutine[Any, Any, Any]) -> Any:
@@ -495,7 +506,7 @@ def eval_memory(
     from memoir.memory.evaluation import load_scenarios
 
     scenarios = load_scenarios(file, scenario or ())
-    say = Console(stderr=True) if as_json else console
+    say = _progress_console(as_json)
 
     def progress(result: "ScenarioResult") -> None:
         mark = "[yellow]✗[/]" if result.failures() else "[green]✓[/]"
@@ -620,9 +631,8 @@ def eval_recall(
     try:
         conversations = load_conversations(path)[:limit_conversations]
     except RecallDataError as error:
-        Console(stderr=True).print(str(error), style="red", markup=False, highlight=False)
-        raise typer.Exit(1) from None
-    say = Console(stderr=True) if as_json else console
+        _bad_input(error)
+    say = _progress_console(as_json)
     turns = sum(len(c.turns) for c in conversations)
     say.print(
         f"recall eval: {len(conversations)} conversations, {turns} turns, "
@@ -802,9 +812,8 @@ def eval_triage(
     try:
         emails = load_labelled(path)
     except TriageDataError as error:
-        Console(stderr=True).print(str(error), style="red", markup=False, highlight=False)
-        raise typer.Exit(1) from None
-    say = Console(stderr=True) if as_json else console
+        _bad_input(error)
+    say = _progress_console(as_json)
     variants = sum(len(e.variants) for e in emails)
     say.print(
         f"triage eval: {len(emails)} emails, {variants} variants, LLM {get_settings().llm_provider}"
