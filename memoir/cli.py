@@ -678,7 +678,7 @@ async def _eval_recall(
                 _turn_stages(bed, settings),
                 conversations,
                 bed.new_user,
-                LocalEmbedder(recent_size=0),  # the baseline embeds every text itself
+                LocalEmbedder(),  # the baseline's own embedder, timed on its own
                 ks,
                 step,
                 done,

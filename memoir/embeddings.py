@@ -9,7 +9,6 @@ from __future__ import annotations
 import math
 import os
 import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
@@ -29,7 +28,6 @@ __all__ = [
 ]
 
 LOCAL_EMBEDDING_DIM = 384
-RECENT_EMBEDDINGS = 256  # texts whose vectors LocalEmbedder keeps for reuse
 OPENAI_EMBEDDING_MODEL = "text-embedding-3-small"
 _OPENAI_DIMS = {"text-embedding-3-small": 1536, "text-embedding-3-large": 3072}
 
@@ -87,20 +85,11 @@ class LocalEmbedder:
     """all-MiniLM-L6-v2 from the bundled package: 384 dimensions, normalized, CPU by default."""
 
     def __init__(
-        self,
-        model_path: str | Path | None = None,
-        device: str = "cpu",
-        batch_size: int = 64,
-        recent_size: int = RECENT_EMBEDDINGS,
+        self, model_path: str | Path | None = None, device: str = "cpu", batch_size: int = 64
     ) -> None:
         self.model_path = Path(model_path) if model_path else _bundled_model_path()
         self.device = device
         self.batch_size = batch_size
-        # A turn embeds its message more than once (memory context, then the remember stage's
-        # message record): the last `recent_size` texts' vectors are kept and reused.
-        self.recent_size = recent_size
-        self._recent: OrderedDict[str, list[float]] = OrderedDict()
-        self._recent_lock = threading.Lock()
 
     @property
     def dim(self) -> int:
@@ -112,37 +101,18 @@ class LocalEmbedder:
         _load_sentence_transformer(self.model_path, self.device)
 
     def embed(self, texts: list[str]) -> list[list[float]]:
-        """Unit-length vectors, computed in batches of `batch_size` (recent texts reused)."""
+        """Unit-length vectors, computed in batches of `batch_size`."""
         if not texts:
             return []
-        with self._recent_lock:
-            known = {t: self._recent[t] for t in texts if t in self._recent}
-        missing = list(dict.fromkeys(t for t in texts if t not in known))
-        if missing:
-            known |= dict(zip(missing, self._encode(missing), strict=True))
-            self._remember(known)
-        return [list(known[t]) for t in texts]
-
-    def _encode(self, texts: list[str]) -> list[list[float]]:
         model = _load_sentence_transformer(self.model_path, self.device)
         vectors = model.encode(
-            texts,
+            list(texts),
             batch_size=self.batch_size,
             normalize_embeddings=True,
             convert_to_numpy=True,
             show_progress_bar=False,
         )
         return [[float(x) for x in row] for row in vectors]
-
-    def _remember(self, vectors: dict[str, list[float]]) -> None:
-        if self.recent_size <= 0:
-            return
-        with self._recent_lock:
-            for text, vector in vectors.items():
-                self._recent[text] = vector
-                self._recent.move_to_end(text)
-            while len(self._recent) > self.recent_size:
-                self._recent.popitem(last=False)
 
 
 class OpenAIEmbedder:
