@@ -152,30 +152,41 @@ async def load(pool: Pool, url: str, user_id: str, data: np.ndarray) -> tuple[st
     return indexdef, time.perf_counter() - started
 
 
-async def build_index(url: str, indexdef: str, n: int) -> float:
-    """CREATE the HNSW index (parallel workers, enough memory), printing its progress."""
+async def create_index(
+    url: str, name: str, definition: str, total: int, *, memory: str = "1GB", poll: float = 5
+) -> float:
+    """CREATE one index (parallel workers, `memory` of maintenance_work_mem), printing its
+    progress every `poll` seconds; the seconds it took."""
     started = time.perf_counter()
     workers = max(0, (os.cpu_count() or 1) - 1)
     async with await psycopg.AsyncConnection.connect(url, autocommit=True) as conn:
-        await conn.execute("SET maintenance_work_mem = '1GB'")
+        await conn.execute(sql.SQL("SET maintenance_work_mem = {}").format(sql.Literal(memory)))
         await conn.execute(sql.SQL("SET max_parallel_maintenance_workers = {}").format(workers))
-        build = asyncio.create_task(conn.execute(indexdef.encode()))
+        build = asyncio.create_task(conn.execute(definition.encode()))
         async with await psycopg.AsyncConnection.connect(url, autocommit=True) as watch:
             while not build.done():
-                await asyncio.wait({build}, timeout=5)
+                await asyncio.wait({build}, timeout=poll)
                 if build.done():
                     break
                 cur = await watch.execute(
                     "SELECT phase, tuples_done, tuples_total FROM pg_stat_progress_create_index"
                 )
                 row = await cur.fetchone()
-                elapsed = time.perf_counter() - started
                 if row is not None:
-                    phase, done, total = row
+                    phase, done, of = row
                     log(
-                        f"  building HNSW index: {phase}, {done:,}/{total or n:,} ({elapsed:.0f} s)"
+                        f"  {name}: {phase}, {done:,}/{of or total:,}"
+                        f" ({time.perf_counter() - started:.0f} s)"
                     )
         await build
+    return time.perf_counter() - started
+
+
+async def build_index(url: str, indexdef: str, n: int) -> float:
+    """CREATE the HNSW index and ANALYZE the table; the seconds both took."""
+    started = time.perf_counter()
+    await create_index(url, "building HNSW index", indexdef, n)
+    async with await psycopg.AsyncConnection.connect(url, autocommit=True) as conn:
         await conn.execute("ANALYZE memory_vectors")
     return time.perf_counter() - started
 

@@ -43,7 +43,7 @@ from typing import Any
 
 import numpy as np
 import psycopg
-from memory_bench import database, log, percentile
+from memory_bench import create_index, database, log, percentile
 from pgvector.psycopg import register_vector_async
 from psycopg import sql
 
@@ -612,31 +612,9 @@ async def drop_secondary_indexes(pool: Pool) -> dict[str, str]:
     return defs
 
 
-async def create_index(url: str, name: str, definition: str, total: int) -> float:
-    """CREATE one index (parallel workers, generous memory), printing its progress."""
-    started = time.perf_counter()
-    workers = max(0, (os.cpu_count() or 1) - 1)
-    async with await psycopg.AsyncConnection.connect(url, autocommit=True) as conn:
-        await conn.execute("SET maintenance_work_mem = '6GB'")
-        await conn.execute(sql.SQL("SET max_parallel_maintenance_workers = {}").format(workers))
-        build = asyncio.create_task(conn.execute(definition.encode()))
-        async with await psycopg.AsyncConnection.connect(url, autocommit=True) as watch:
-            while not build.done():
-                await asyncio.wait({build}, timeout=15)
-                if build.done():
-                    break
-                cur = await watch.execute(
-                    "SELECT phase, tuples_done, tuples_total FROM pg_stat_progress_create_index"
-                )
-                row = await cur.fetchone()
-                if row is not None:
-                    phase, done, of = row
-                    log(
-                        f"    {name}: {phase}, {done:,}/{of or total:,}"
-                        f" ({time.perf_counter() - started:.0f} s)"
-                    )
-        await build
-    took = time.perf_counter() - started
+async def timed_index(url: str, name: str, definition: str, total: int) -> float:
+    """CREATE one index with generous memory, printing its progress and how long it took."""
+    took = await create_index(url, f"  {name}", definition, total, memory="6GB", poll=15)
     log(f"  {name} built in {took:.1f} s")
     return took
 
@@ -751,7 +729,7 @@ async def run_b(args: argparse.Namespace) -> ScenarioB:
             load_s, kept = await load_b(args, url, pool, set(spread_users) | {hot})
             index_s: dict[str, float] = {}
             for name, definition in indexdefs.items():
-                index_s[name] = await create_index(url, name, definition, n)
+                index_s[name] = await timed_index(url, name, definition, n)
             index_s["VACUUM ANALYZE"] = await vacuum_analyze(url)
             log(f"  VACUUM ANALYZE in {index_s['VACUUM ANALYZE']:.1f} s")
             store = MessageRecordStore(pool)
@@ -834,7 +812,7 @@ async def run_b(args: argparse.Namespace) -> ScenarioB:
                     " USING hnsw (embedding vector_cosine_ops) WITH (m = 16, ef_construction = 64)"
                 )
                 log(f"  {definition}")
-                index_s[HNSW_INDEX] = await create_index(url, HNSW_INDEX, definition, n)
+                index_s[HNSW_INDEX] = await timed_index(url, HNSW_INDEX, definition, n)
                 async with pool.connection() as conn:
                     cur = await conn.execute(
                         "EXPLAIN SELECT record_id FROM message_records WHERE user_id = %s"
