@@ -71,11 +71,14 @@ class MemoryEngine:
         result = await self.run_hotpath(turn)
         return MemoryContext(profile_line=result.profile_line, events=result.events)
 
-    async def run_context(self, turn: TurnRequest) -> ContextResult:
-        """Stage 3 with the scored memories it chose."""
+    async def run_context(
+        self, turn: TurnRequest, *, settings: Settings | None = None
+    ) -> ContextResult:
+        """Stage 3 with the scored memories it chose (`settings` overrides the engine's, e.g. a
+        larger top-n for an evaluation)."""
         return await memory_context(
             turn,
-            settings=self.settings,
+            settings=settings or self.settings,
             embedder=self.embedder,
             memories=self.memories,
             records=self.records,

@@ -42,7 +42,6 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
 
 from memoir.embeddings import Embedder
-from memoir.memory.context import memory_context
 from memoir.memory.context_items import RECORD, ContextItem
 from memoir.memory.engine import MemoryEngine
 from memoir.memory.evaluation import NewUser, remember_request, turn_request
@@ -594,16 +593,7 @@ async def ask(
             "memory_context_topk": max(engine.settings.memory_context_topk, top_n),
         }
     )
-    result = await memory_context(
-        turn,
-        settings=settings,
-        embedder=engine.embedder,
-        memories=engine.memories,
-        records=engine.records,
-        weights=engine.weights,
-        cite=engine.cite_sources,
-    )
-    return result.selected
+    return (await engine.run_context(turn, settings=settings)).selected
 
 
 def _as_dia_ids(items: Sequence[ContextItem], dia_of: Mapping[str, str]) -> Ranking:
