@@ -113,7 +113,8 @@ class ScriptedChatModel(BaseChatModel):
         script = self.replies if name is None else self.responses.get(key, [])
         return len(script) - self._positions.get(key, 0)
 
-    def _fallback(self) -> OfflineChatModel:
+    def fallback_model(self) -> OfflineChatModel:
+        """The offline model that answers once a script has run out."""
         if self.fallback is None:
             self.fallback = OfflineChatModel()
         fallback: OfflineChatModel = self.fallback
@@ -130,7 +131,8 @@ class ScriptedChatModel(BaseChatModel):
             raise ScriptExhausted(f"no scripted {what} left (after {len(script)})")
         return False, None
 
-    def _record(self, schema: str | None, messages: list[BaseMessage]) -> None:
+    def record(self, schema: str | None, messages: list[BaseMessage]) -> None:
+        """Record a call (typed providers record the prompt they answered offline)."""
         with self._lock:
             self._calls.append(ScriptedCall(schema, list(messages)))
 
@@ -141,10 +143,10 @@ class ScriptedChatModel(BaseChatModel):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> ChatResult:
-        self._record(None, messages)
+        self.record(None, messages)
         found, item = self._next("", self.replies, "reply")
         if not found:
-            return self._fallback()._generate(messages, stop=stop, **kwargs)
+            return self.fallback_model()._generate(messages, stop=stop, **kwargs)
         if isinstance(item, BaseException):
             raise item
         text = item(messages) if callable(item) else str(item)
@@ -167,10 +169,10 @@ class ScriptedChatModel(BaseChatModel):
 
         def run(model_input: LanguageModelInput) -> dict[str, Any] | BaseModel:
             messages = self._convert_input(model_input).to_messages()
-            self._record(name, messages)
+            self.record(name, messages)
             found, item = self._next(name, self.responses.get(name, []), f"{name} response")
             if not found:
-                return self._fallback().structured_output(messages, model_cls)
+                return self.fallback_model().structured_output(messages, model_cls)
             return _as_instance(item, model_cls, messages)
 
         return RunnableLambda(run, name=f"scripted_{name}")

@@ -1,0 +1,92 @@
+"""Typed providers: every model task takes a typed request and returns a typed answer.
+
+Each task (triage, plan, write, extract) is a Protocol with two implementations:
+
+- the LLM one renders the request into the prompts of `memoir.llm.prompts` and asks the chat
+  model for the answer's schema (OpenAI-compatible endpoints, and `ScriptedChatModel` in tests);
+- the offline one decides from the request's fields (never from rendered text), with declarative
+  example tables matched by rules where exact and by MiniLM nearest neighbour where fuzzy, and
+  says in its answer which example or rule fired.
+
+`ask` and `write` are the one place that chooses between them for a chat model:
+
+    plan = await ask(llm, Plan, request, render=planner_messages, offline=plan_offline)
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import TypeVar
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import BaseMessage
+from pydantic import BaseModel
+
+from memoir.embeddings import Embedder
+from memoir.llm import structured
+from memoir.llm._text import message_text
+from memoir.llm.offline import OfflineChatModel
+from memoir.llm.scripted import ScriptedChatModel
+
+__all__ = ["ask", "offline_embedder", "write"]
+
+T = TypeVar("T", bound=BaseModel)
+R = TypeVar("R")
+
+
+def offline_embedder(llm: BaseChatModel) -> Embedder | None:
+    """The embedder of the offline implementation that answers for `llm`, or None for a model.
+
+    The offline model answers itself; a scripted model answers offline once its script for a
+    schema has run out (`on_exhausted="fallback"`).
+    """
+    if isinstance(llm, OfflineChatModel):
+        return llm.get_embedder()
+    if isinstance(llm, ScriptedChatModel):
+        return llm.fallback_model().get_embedder()
+    return None
+
+
+def _answers_offline(llm: BaseChatModel, schema_name: str | None) -> bool:
+    if isinstance(llm, OfflineChatModel):
+        return True
+    if isinstance(llm, ScriptedChatModel):
+        return llm.on_exhausted == "fallback" and llm.remaining(schema_name) == 0
+    return False
+
+
+async def ask(
+    llm: BaseChatModel,
+    schema: type[T],
+    request: R,
+    *,
+    render: Callable[[R], list[BaseMessage]],
+    offline: Callable[[R, Embedder], T],
+) -> T:
+    """`schema` for `request`: from the offline implementation, or from `llm` on its prompt."""
+    if _answers_offline(llm, schema.__name__):
+        if isinstance(llm, ScriptedChatModel):
+            llm.record(schema.__name__, render(request))
+        embedder = offline_embedder(llm)
+        assert embedder is not None
+        # Rules and embeddings are CPU work: keep them off the event loop.
+        return await asyncio.to_thread(offline, request, embedder)
+    return await structured(llm, schema).ainvoke(render(request))
+
+
+async def write(
+    llm: BaseChatModel,
+    request: R,
+    *,
+    render: Callable[[R], list[BaseMessage]],
+    offline: Callable[[R, Embedder], str],
+) -> str:
+    """A plain-text answer (a reply) for `request`, offline or from `llm`."""
+    if _answers_offline(llm, None):
+        if isinstance(llm, ScriptedChatModel):
+            llm.record(None, render(request))
+        embedder = offline_embedder(llm)
+        assert embedder is not None
+        return await asyncio.to_thread(offline, request, embedder)
+    return message_text(await llm.ainvoke(render(request)))
