@@ -1,20 +1,23 @@
 """The reply of a turn (seed 002 JoinNode → ResponseFormatterNode → ResponseWriterNode).
 
 Join: which steps worked and which failed. Format: one plain sentence per step, dates in the
-user's timezone. Write: the chat model turns those into the message (formats in
-`memoir.llm.prompts`).
+user's timezone. Write: the writer (`memoir.llm.providers.write`) turns the typed
+`WriterRequest` into the message: a chat model reads it rendered (`reply_messages`, formats in
+`memoir.llm.prompts`), the offline writer reads its fields.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+from pydantic import BaseModel, Field
 
-from memoir.llm._text import message_text, second_person
+from memoir.llm._text import second_person
 from memoir.llm.offline_writer import write_reply_offline
 from memoir.llm.prompts import (
     NONE,
@@ -22,16 +25,52 @@ from memoir.llm.prompts import (
     REPLY_USER_PROMPT,
     one_line,
     render_bullets,
+    render_preferences,
 )
-from memoir.models import ExecutionResult, PlanStep, ReplyRequest
+from memoir.llm.providers import write
+from memoir.models import Classification, ExecutionResult, PlanStep, ReplyRequest
 
 __all__ = [
+    "ResultLine",
+    "WriterRequest",
     "format_result",
     "format_when",
     "join_status",
     "reply_messages",
     "write_reply",
+    "writer_request",
 ]
+
+
+class ResultLine(BaseModel):
+    """One step as the writer reads it: worked or not, its capability, a sentence, sub-items."""
+
+    ok: bool
+    capability: str
+    text: str
+    items: list[str] = Field(default_factory=list)
+
+
+class WriterRequest(BaseModel):
+    """Everything the reply prompt shows: the writer's typed request."""
+
+    name: str = ""
+    timezone: str = "UTC"
+    language: str = "en"
+    profile: str = ""
+    memory: list[str] = Field(default_factory=list)
+    now_line: str = ""
+    request: str = Field(default="", description="The message, or the email's markdown.")
+    email_subject: str = ""
+    email_author: str = ""
+    intent: str = ""
+    intent_type: str = ""
+    classification: Classification | None = None
+    status: str = "nothing_executed"
+    note: str = ""
+    results: list[ResultLine] = Field(default_factory=list)
+    response_preferences: str = ""
+    cal_preferences: str = ""
 
 
 def _zone(tz: str) -> ZoneInfo:
@@ -97,8 +136,8 @@ def _label(args: dict[str, Any]) -> str:
 
 def format_result(
     result: ExecutionResult, step: PlanStep | None, now: datetime, tz: str
-) -> list[str]:
-    """Seed 002 ResponseFormatterNode: the `## Results` line(s) of one step."""
+) -> ResultLine:
+    """Seed 002 ResponseFormatterNode: one step as a sentence (and its items)."""
     args: dict[str, Any] = {**(step.args if step else {}), **result.data}
     cap = result.capability
 
@@ -109,7 +148,7 @@ def format_result(
     if not result.success:
         failure = _failure_phrase(cap, args)
         reason = one_line(result.error or result.summary or "unknown error", 200)
-        return [f"- failed | {cap} | I couldn't {failure}: {reason}"]
+        return ResultLine(ok=False, capability=cap, text=f"I couldn't {failure}: {reason}")
     if cap == "reminders.create" and args.get("text"):
         text = f"I'll remind you {_reminder_phrase(str(args['text']))}"
         text += f" at {when('due_at')}" if args.get("due_at") else ""
@@ -163,9 +202,7 @@ def format_result(
         items.extend(one_line(str(line), 2000) for line in args["lines"])
     else:
         text = result.summary or f"{cap} done"
-    lines = [f"- ok | {cap} | {one_line(text, 400)}"]
-    lines.extend(f"  - {i}" for i in items)
-    return lines
+    return ResultLine(ok=True, capability=cap, text=one_line(text, 400), items=items)
 
 
 def _failure_phrase(cap: str, args: dict[str, Any]) -> str:
@@ -190,59 +227,94 @@ def _failure_phrase(cap: str, args: dict[str, Any]) -> str:
     return phrases.get(cap, f"run {cap}")
 
 
-def _results_block(request: ReplyRequest, tz: str) -> str:
+def _result_lines(request: ReplyRequest, tz: str) -> list[ResultLine]:
+    """Every step's line; after a failure, the steps that never ran say so."""
     now = request.turn.context.now
     steps = {s.id: s for s in request.plan.steps} if request.plan else {}
-    lines: list[str] = []
-    for result in request.results:
-        lines.extend(format_result(result, steps.get(result.step_id), now, tz))
+    lines = [format_result(r, steps.get(r.step_id), now, tz) for r in request.results]
     if request.plan and any(not r.success for r in request.results):
         done = {r.step_id for r in request.results}
         for step in request.plan.steps:
             if step.id not in done:
                 phrase = _failure_phrase(step.capability, dict(step.args))
-                lines.append(
-                    f"- failed | {step.capability} | I didn't {phrase}: an earlier step failed"
-                )
-    return "\n".join(lines) if lines else NONE
+                text = f"I didn't {phrase}: an earlier step failed"
+                lines.append(ResultLine(ok=False, capability=step.capability, text=text))
+    return lines
 
 
-def reply_messages(request: ReplyRequest) -> list[BaseMessage]:
-    """The rendered reply prompts."""
+def writer_request(
+    request: ReplyRequest, preferences: Mapping[str, str] | None = None
+) -> WriterRequest:
+    """The writer's typed request: the joined and formatted results, and what the prompt shows.
+
+    `preferences` may hold the `response_preferences` and `cal_preferences` texts.
+    """
     turn = request.turn
     user = turn.context.user
     tz = user.timezone or "UTC"
     local = turn.context.now.astimezone(_zone(tz))
-    profile = "\n".join(
-        line for line in (f"Name: {user.name}", turn.memory.profile_line) if line.strip()
-    )
-    system = REPLY_SYSTEM_PROMPT.format(
-        name=user.name or "the user",
+    message = turn.message
+    prefs = preferences or {}
+    return WriterRequest(
+        name=user.name,
         timezone=tz,
         language=user.language or "en",
-        profile=profile or NONE,
-        memory=render_bullets(turn.memory.bullets),
+        profile="\n".join(
+            line for line in (f"Name: {user.name}", turn.memory.profile_line) if line.strip()
+        ),
+        memory=list(turn.memory.bullets),
         now_line=turn.memory.now_line or f"Now: {local:%A %Y-%m-%d %H:%M} {tz}",
+        request=message.email.markdown() if message.email else message.text,
+        email_subject=message.email.subject if message.email else "",
+        email_author=message.email.author if message.email else "",
+        intent=request.plan.intent if request.plan else "",
+        intent_type=request.plan.intent_type if request.plan else "",
+        classification=request.classification,
+        status=join_status(request.results),
+        note=(request.note or "").strip(),
+        results=_result_lines(request, tz),
+        response_preferences=prefs.get("response_preferences", ""),
+        cal_preferences=prefs.get("cal_preferences", ""),
     )
-    intent_lines = []
-    if request.plan is not None:
-        intent_lines.append(f"{request.plan.intent} ({request.plan.intent_type})")
+
+
+def _render_results(results: list[ResultLine]) -> str:
+    """The `## Results` lines: "- ok | capability | sentence", sub-items indented."""
+    lines: list[str] = []
+    for r in results:
+        lines.append(f"- {'ok' if r.ok else 'failed'} | {r.capability} | {r.text}")
+        lines.extend(f"  - {i}" for i in r.items)
+    return "\n".join(lines) or NONE
+
+
+def reply_messages(request: WriterRequest) -> list[BaseMessage]:
+    """The rendered reply prompts."""
+    intent_lines = [f"{request.intent} ({request.intent_type})"] if request.intent else []
     if request.classification is not None:
         intent_lines.append(f"Classification: {request.classification.value}")
-    message = turn.message
+    system = REPLY_SYSTEM_PROMPT.format(
+        name=request.name or "the user",
+        timezone=request.timezone,
+        language=request.language,
+        profile=request.profile or NONE,
+        memory=render_bullets(request.memory),
+        preferences=render_preferences(request.response_preferences, request.cal_preferences),
+        now_line=request.now_line,
+    )
     user_prompt = REPLY_USER_PROMPT.format(
-        request=message.email.markdown() if message.email else message.text,
+        request=request.request,
         intent="\n".join(intent_lines) or NONE,
-        status=join_status(request.results),
-        note=request.note.strip() if request.note else NONE,
-        results=_results_block(request, tz),
+        status=request.status,
+        note=request.note or NONE,
+        results=_render_results(request.results),
     )
     return [SystemMessage(content=system), HumanMessage(content=user_prompt)]
 
 
-async def write_reply(llm: BaseChatModel, request: ReplyRequest) -> str:
-    """The turn's final message, written by `llm` from the joined and formatted results."""
-    messages = reply_messages(request)
-    answer = await llm.ainvoke(messages)
-    text = message_text(answer).strip()
-    return text or write_reply_offline(messages)
+async def write_reply(
+    llm: BaseChatModel, request: ReplyRequest, *, preferences: Mapping[str, str] | None = None
+) -> str:
+    """The turn's final message, written by `llm` (or offline) from the formatted results."""
+    typed = writer_request(request, preferences)
+    text = await write(llm, typed, render=reply_messages, offline=write_reply_offline)
+    return text.strip() or write_reply_offline(typed)

@@ -2,7 +2,8 @@
 
 It parses the same rendered prompts that `ChatOpenAI` reads (formats in `memoir.llm.prompts`):
 
-- `invoke(messages)` writes a reply (the response writer's prompt, or a conversation answer);
+- `invoke(messages)` answers the last human message as conversation (the reply writer itself
+  takes a typed request: `memoir.responder`);
 - `with_structured_output(schema)` returns a Runnable that produces an instance of `schema`,
   dispatching on the schema's name: `TriageDecision` (general rules + targeted lessons),
   `Plan` (the planner rules), `UserPreferences` (one targeted line), and the
@@ -39,7 +40,7 @@ from memoir.llm.offline_memory import (
 from memoir.llm.offline_planner import plan_offline
 from memoir.llm.offline_preferences import update_preferences_offline
 from memoir.llm.offline_triage import triage_offline
-from memoir.llm.offline_writer import write_reply_offline
+from memoir.llm.offline_writer import reply_to_messages
 
 __all__ = ["OfflineChatModel", "OfflineSkill", "offline_skills", "register_offline_skill"]
 
@@ -99,7 +100,7 @@ class OfflineChatModel(BaseChatModel):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> ChatResult:
-        text = write_reply_offline(messages)
+        text = reply_to_messages(messages)
         return ChatResult(generations=[ChatGeneration(message=AIMessage(content=text))])
 
     def structured_output(self, messages: list[BaseMessage], schema: type[BaseModel]) -> BaseModel:

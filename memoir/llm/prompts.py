@@ -28,10 +28,11 @@ Preference update (seed 000 `update_memory`)
     `<original>`/`<edited>` JSON for edits and `<feedback>` text for feedback; for a triage
     decision, a `LESSON_MESSAGE` with the exact lesson line to write under its heading.
 
-Reply writer (seed 002 Join → Formatter → Writer)
-    system: `REPLY_SYSTEM_PROMPT`; user: `REPLY_USER_PROMPT` with `## Request`, `## Intent`,
-    `## Status`, `## Note` and last `## Results` (one "- ok | capability | sentence" or
-    "- failed | capability | sentence" line per step, sub-items indented "  - …").
+Reply writer (seed 002 Join → Formatter → Writer; rendered from `responder.WriterRequest`)
+    system: `REPLY_SYSTEM_PROMPT` (Profile, Memory, Preferences: `render_preferences`, Now);
+    user: `REPLY_USER_PROMPT` with `## Request`, `## Intent`, `## Status`, `## Note` and last
+    `## Results` (one "- ok | capability | sentence" or "- failed | capability | sentence" line
+    per step, sub-items indented "  - …").
 """
 
 from __future__ import annotations
@@ -559,6 +560,7 @@ turn to {name}.
   timezone, {timezone}).
 - When a Note is given, say it.
 - Conversation (no tools): answer briefly and politely, using the Memory when it helps.
+- Follow the tone the Preferences ask for.
 - One or two short sentences, or bullets for lists. Reply in {language}.
 
 ## Profile
@@ -566,6 +568,9 @@ turn to {name}.
 
 ## Memory
 {memory}
+
+## Preferences
+{preferences}
 
 ## Now
 {now_line}"""
@@ -585,7 +590,15 @@ REPLY_USER_PROMPT = """## Request
 ## Results
 {results}"""
 
-REPLY_SECTIONS = ("Profile", "Memory", "Now", "Request", "Intent", "Status", "Note", "Results")
+
+def render_preferences(response: str, calendar: str) -> str:
+    """The `## Preferences` block: the response and calendar preference texts, or (none)."""
+    parts = [
+        f"{label}:\n{text.strip()}"
+        for label, text in (("Response preferences", response), ("Calendar preferences", calendar))
+        if text.strip()
+    ]
+    return "\n\n".join(parts) or NONE
 
 
 # ============================================================================================

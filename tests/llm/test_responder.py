@@ -4,9 +4,16 @@ from datetime import UTC, datetime
 from typing import Any
 
 from memoir.llm import OfflineChatModel, ScriptedChatModel
-from memoir.llm.offline_writer import conversation_reply
+from memoir.llm.offline_writer import conversation_reply, write_reply_offline
+from memoir.llm.providers import write
 from memoir.models import Classification, EmailMessage, ExecutionResult, Plan, PlanStep
-from memoir.responder import format_when, join_status, write_reply
+from memoir.responder import (
+    format_when,
+    join_status,
+    reply_messages,
+    write_reply,
+    writer_request,
+)
 
 
 def ok(step_id: str, capability: str, **data: Any) -> ExecutionResult:
@@ -166,4 +173,39 @@ def test_remembered_messages_are_said_with_their_date_and_speaker() -> None:
     )
     assert conversation_reply("what about the banker job", memory=said) == (
         "From what I remember: On 2023-05-07, Maya said: I lost my job as a banker."
+    )
+
+
+async def test_writer_prompt_shows_the_response_and_calendar_preferences(
+    reply_request: Any,
+) -> None:
+    llm = ScriptedChatModel(replies=["written"])
+    preferences = {
+        "response_preferences": "Write emails in a warm tone.",
+        "cal_preferences": "Meetings last 45 minutes.",
+    }
+    await write_reply(llm, reply_request("hi", None, []), preferences=preferences)
+    seen = llm.calls_for(None)[0].text
+    assert (
+        "## Preferences\nResponse preferences:\nWrite emails in a warm tone.\n\n"
+        "Calendar preferences:\nMeetings last 45 minutes." in seen
+    )
+
+
+async def test_offline_writer_greets_in_the_preferred_tone(
+    offline: OfflineChatModel, reply_request: Any
+) -> None:
+    plan = Plan(intent="greeting", intent_type="conversation", confidence=0.9)
+    casual = {"response_preferences": "Keep it casual."}
+    reply = await write_reply(offline, reply_request("hi", plan, []), preferences=casual)
+    assert reply == "Hey Ana! How can I help you today?"
+
+
+async def test_offline_writer_reads_the_typed_request_not_the_prompt(
+    offline: OfflineChatModel, reply_request: Any
+) -> None:
+    request = writer_request(reply_request("x", plan_of(REMINDER), [ok("s1", "reminders.create")]))
+    request.results[0].text = "I'll remind you to water the plants"
+    assert await write(offline, request, render=reply_messages, offline=write_reply_offline) == (
+        "Done — I'll remind you to water the plants."
     )
