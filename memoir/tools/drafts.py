@@ -10,7 +10,7 @@ words are not in the session is dropped (a draft never carries a fact the sessio
 from __future__ import annotations
 
 import re
-from typing import Any, cast
+from typing import cast
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
@@ -23,7 +23,10 @@ from memoir.llm.drafting import (
     DraftKind,
     DraftSections,
     draft_messages,
+    draft_offline,
+    draft_request,
 )
+from memoir.llm.providers import ask
 from memoir.models import ExecuteRequest, ExecutionResult, ResolveRequest, StepResolution
 from memoir.stores.interactions import InteractionStore
 from memoir.tools.base import failure
@@ -99,10 +102,9 @@ class DraftTool:
         self, kind: DraftKind, topic: str, history: list[BaseMessage]
     ) -> dict[str, list[str]]:
         """The model's sections for the template, each sentence checked against the session."""
-        messages = draft_messages(kind, topic, history)
-        answer: Any = await self._llm.with_structured_output(DraftSections).ainvoke(messages)
-        parsed = (
-            answer if isinstance(answer, DraftSections) else DraftSections.model_validate(answer)
+        request = draft_request(kind, topic, history)
+        parsed = await ask(
+            self._llm, DraftSections, request, render=draft_messages, offline=draft_offline
         )
         session_words = _words(" ".join(message_text(m) for m in history))
         out: dict[str, list[str]] = {name: [] for name in TEMPLATES[kind]}
