@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import uvicorn
+from langchain_core.language_models import BaseChatModel
 from temporalio.client import Client
 from temporalio.worker import Worker
 
@@ -53,9 +54,14 @@ class Stack:
 
 
 async def start_stack(
-    settings: Settings, *, app_factory: AppFactory | None = None, say: Callable[[str], None] = print
+    settings: Settings,
+    *,
+    app_factory: AppFactory | None = None,
+    say: Callable[[str], None] = print,
+    llm: BaseChatModel | None = None,
 ) -> Stack:
-    """Start (or reuse) each part; `app_factory(settings=, client=, stores=)` builds the API.
+    """Start (or reuse) each part; `app_factory(settings=, client=, stores=)` builds the API;
+    `llm` is the worker's model (default: the configured provider).
 
     A failure or a cancellation (Ctrl-C, SIGTERM) on the way stops the parts already started.
     """
@@ -77,7 +83,7 @@ async def start_stack(
         stores = Stores.configured(pool, settings)
         await _start_mail_sink(settings, say, started)
         await _start_caldav(settings, say, started)
-        _start_worker(settings, client, stores, started)
+        _start_worker(settings, client, stores, started, llm)
         api_url = None
         if app_factory is not None:
             app = app_factory(settings=settings, client=client, stores=stores)
@@ -118,10 +124,14 @@ async def _start_temporal(
 
 
 def _start_worker(
-    settings: Settings, client: Client, stores: Stores, started: contextlib.AsyncExitStack
+    settings: Settings,
+    client: Client,
+    stores: Stores,
+    started: contextlib.AsyncExitStack,
+    llm: BaseChatModel | None = None,
 ) -> None:
     """The worker, polling in a task until the stack stops."""
-    worker = build_worker(client, build_deps(settings, stores, client), settings.task_queue)
+    worker = build_worker(client, build_deps(settings, stores, client, llm), settings.task_queue)
     task = asyncio.create_task(worker.run(), name="memoir-worker")
     started.push_async_callback(_stop_worker, worker, task)
 
