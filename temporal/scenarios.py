@@ -42,7 +42,8 @@ def complete(query: str) -> Plan:
     )
 
 
-def send_email() -> Plan:
+def send_email(to: str = "dan@example.com", body: str = "Hello") -> Plan:
+    """One email.send step that needs approval; `to` may be an address or a contact's name."""
     return Plan(
         intent="send an email",
         confidence=0.9,
@@ -51,7 +52,8 @@ def send_email() -> Plan:
             PlanStep(
                 id="s1",
                 capability="email.send",
-                args={"to": "dan@example.com", "subject": "Hi", "body": "Hello"},
+                args={"to": to, "subject": "Hi", "body": body},
+                description=f"Email {to}",
             )
         ],
     )

@@ -122,16 +122,17 @@ class RequestFactory:
         )
 
     def for_plan(self, now: datetime, plan: Plan) -> HitlRequest | None:
-        """The planner's question, if the plan needs one (seed 002 HITL gate, in this order)."""
-        if plan.missing_fields:
+        """The planner's question, if the plan needs one (`plan_question`)."""
+        kind = plan_question(plan)
+        if kind is HitlKind.MISSING_FIELDS:
             missing = ", ".join(plan.missing_fields)
             question = plan.question or f"I need a bit more to do that: {missing}?"
-            return self._free_text(now, HitlKind.MISSING_FIELDS, plan, question)
-        if plan.confidence < MIN_CONFIDENCE:
+            return self._free_text(now, kind, plan, question)
+        if kind is HitlKind.INTENT_UNCLEAR:
             question = plan.question or "I'm not sure what you'd like me to do. Could you rephrase?"
-            return self._free_text(now, HitlKind.INTENT_UNCLEAR, plan, question)
-        if plan.question and not plan.steps:
-            return self._free_text(now, HitlKind.CLARIFICATION, plan, plan.question)
+            return self._free_text(now, kind, plan, question)
+        if kind is HitlKind.CLARIFICATION:
+            return self._free_text(now, kind, plan, plan.question or "")
         step = approval_step(plan)
         if step is not None:
             return self._approval(now, plan, step)
@@ -178,6 +179,19 @@ class RequestFactory:
             expected=ExpectedInput.SINGLE_CHOICE,
             options=options,
         )
+
+
+def plan_question(plan: Plan) -> HitlKind | None:
+    """The kind of question a plan needs before it runs, if any (seed 002 HITL gate, in order)."""
+    if plan.missing_fields:
+        return HitlKind.MISSING_FIELDS
+    if plan.confidence < MIN_CONFIDENCE:
+        return HitlKind.INTENT_UNCLEAR
+    if plan.question and not plan.steps:
+        return HitlKind.CLARIFICATION
+    if approval_step(plan) is not None:
+        return HitlKind.APPROVAL
+    return None
 
 
 def approval_step(plan: Plan) -> PlanStep | None:

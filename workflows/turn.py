@@ -14,6 +14,7 @@ from temporalio.exceptions import FailureError
 
 with workflow.unsafe.imports_passed_through():
     from memoir.models import (
+        Candidate,
         Channel,
         Classification,
         Decision,
@@ -54,6 +55,7 @@ with workflow.unsafe.imports_passed_through():
         RequestFactory,
         approval_step,
         current_details,
+        plan_question,
         preference_for,
         with_error,
     )
@@ -70,6 +72,10 @@ with workflow.unsafe.imports_passed_through():
 PATCH_THREAD_KNOWS_FIRST = "thread-knows-question-first"
 # Notify requests offer acknowledge; older histories asked respond / ignore only.
 PATCH_NOTIFY_ACKNOWLEDGE = "notify-acknowledge"
+# The step to approve is resolved before the approval, so the approval shows what will be done
+# (the contact's address, not "Dan") and a disambiguation comes first; older histories asked the
+# approval first and resolved after it.
+PATCH_RESOLVE_BEFORE_APPROVAL = "resolve-before-approval"
 UNRUNNABLE_PLAN_REPLY = "Sorry, I put together a plan I can't run. Could you rephrase that?"
 LLM_TIMEOUT = timedelta(seconds=120)
 STORE_TIMEOUT = timedelta(seconds=30)
@@ -104,6 +110,8 @@ class AgentTurnWorkflow:
         self._reasked = False  # an invalid answer re-asked; the thread must see the new question
         self._outcomes: list[HitlOutcome] = []
         self._results: dict[str, ExecutionResult] = {}
+        self._settled: dict[str, dict[str, Any]] = {}  # step id → args resolved before approval
+        self._chosen: set[str] = set()  # candidates a person chose in this turn
         self._classification: Classification | None = None
         self._reply: str | None = None
         self._stage = "starting"
@@ -255,6 +263,11 @@ class AgentTurnWorkflow:
                 timeout=LLM_TIMEOUT,
             )
             self._check_capabilities(turn, plan)
+            self._settled.clear()
+            if plan_question(plan) is HitlKind.APPROVAL and workflow.patched(
+                PATCH_RESOLVE_BEFORE_APPROVAL
+            ):
+                plan = await self._resolve_for_approval(turn, plan)
             request = self._requests.for_plan(workflow.now(), plan)
             if request is None:
                 return plan
@@ -298,6 +311,7 @@ class AgentTurnWorkflow:
                         f"Edited to: {answer.edited.args}",
                     ],
                 )
+            self._settled.pop(step.id, None)  # the edited args are resolved anew
             return _with_args(plan, step.id, answer.edited.args)
         if answer.type == "ignore":
             if namespace:
@@ -317,6 +331,40 @@ class AgentTurnWorkflow:
             )
         feedback.append(f"Feedback on the proposed {step.capability}: {text}")
         return None
+
+    async def _resolve_for_approval(self, turn: TurnRequest, plan: Plan) -> Plan:
+        """The plan with its step to approve resolved, so the approval shows what will be done:
+        one match → the resolved args (kept, and executed as approved); several → the person
+        chooses first; nothing found → the plan as it is (execution says what is missing)."""
+        step = approval_step(plan)
+        assert step is not None
+        if step.depends_on:
+            return plan  # it needs earlier steps' results: resolved after the approval
+        self._stage = "resolve"
+        resolution = await self._resolve(turn, step)
+        self._stage = "plan"
+        if resolution.status == "not_found":
+            return plan
+        args = resolution.args
+        if resolution.status == "candidates":
+            chosen = await self._choose(step, resolution.candidates)
+            if chosen is None:
+                raise TurnStopped(TurnStatus.COMPLETED, CANCELLED_REPLY)
+            args = {**args, **chosen.args}
+        self._settled[step.id] = args
+        return _with_args(plan, step.id, {**step.args, **args})
+
+    async def _choose(self, step: PlanStep, candidates: list[Candidate]) -> Candidate | None:
+        """The candidate a person chooses (once per turn: a re-plan reuses it), None if ignored."""
+        known = next((c for c in candidates if c.id in self._chosen), None)
+        if known is not None:
+            return known
+        answer = await self._ask(self._requests.disambiguation(workflow.now(), step, candidates))
+        if answer.type == "ignore" or not answer.choices:
+            return None
+        chosen = next(c for c in candidates if c.id == answer.choices[0])
+        self._chosen.add(chosen.id)
+        return chosen
 
     def _check_capabilities(self, turn: TurnRequest, plan: Plan) -> None:
         """Stage 7: a step that needs an unconnected capability gets a fixed reply (seed 002)."""
@@ -354,6 +402,10 @@ class AgentTurnWorkflow:
         return all(self._results[d].success for d in step.depends_on if d in self._results)
 
     async def _resolve(self, turn: TurnRequest, step: PlanStep) -> StepResolution:
+        """Entity resolution of a step; one resolved before its approval is not resolved again."""
+        settled = self._settled.get(step.id)
+        if settled is not None:
+            return StepResolution(step_id=step.id, status="resolved", args=settled)
         request = ResolveRequest(
             turn_id=self._turn_id,
             user_id=self._message.user_id,

@@ -4,8 +4,8 @@ through `POST /v1/inbox` applies the choice, and only the chosen one is acted on
 
 Real parts: the app, the worker, Postgres (contacts), an SMTP sink and Radicale. Only the planner
 is scripted (`ScriptedChatModel`): the offline planner does not plan "email Dan" or "move the
-meeting with Bob". The turn asks for approval of the step first, then resolves it: the
-disambiguation question comes after the approval.
+meeting with Bob". The turn resolves the step before asking for its approval: the disambiguation
+question comes first, and the approval then shows the chosen one.
 """
 
 from __future__ import annotations
@@ -62,20 +62,21 @@ async def _question(
     return found
 
 
-async def _approve_then_choose(
+async def _choose_then_approve(
     http: httpx.AsyncClient, user: ApiUser, harness: Harness, text: str
-) -> tuple[str, dict[str, Any]]:
-    """Send `text`; approve the step; the disambiguation question; answer "2" by the inbox."""
+) -> tuple[str, dict[str, Any], dict[str, Any]]:
+    """Send `text`; the disambiguation question, answered "2" by the inbox; then the approval,
+    accepted. The turn id, the question and the approval."""
     routed = await post_message(http, user, harness.thread_id, "m1", text)
     assert routed.status_code == 202 and routed.json()["status"] == "started", routed.text
     turn_id = routed.json()["turn_id"]
-    approval = await _question(http, user, turn_id, "approval")
-    accepted = await answer(http, user, approval["hitl_id"], {"type": "accept"})
-    assert accepted.status_code == 202, accepted.text
-    question = await _question(http, user, turn_id, "disambiguation", after=approval["hitl_id"])
+    question = await _question(http, user, turn_id, "disambiguation")
     chosen = await answer(http, user, question["hitl_id"], {"type": "response", "args": "2"})
     assert chosen.status_code == 202, chosen.text
-    return turn_id, question
+    approval = await _question(http, user, turn_id, "approval", after=question["hitl_id"])
+    accepted = await answer(http, user, approval["hitl_id"], {"type": "accept"})
+    assert accepted.status_code == 202, accepted.text
+    return turn_id, question, approval
 
 
 def _email_plan() -> Plan:
@@ -97,13 +98,16 @@ async def test_email_dan_with_two_dans_asks_which_and_sends_to_the_chosen_one(
     await contacts.add(user.user_id, "Alice Martin", "alice@example.com")
     harness.llm.script("Plan", _email_plan())
 
-    turn_id, question = await _approve_then_choose(http, user, harness, "email Dan about lunch")
+    turn_id, question, approval = await _choose_then_approve(
+        http, user, harness, "email Dan about lunch"
+    )
 
     assert [o["label"] for o in question["options"]] == [
         "Dan Brown <dan.brown@example.org>",
         "Dan Smith <dan.smith@example.com>",
     ]
     assert question["question"].startswith("Which one did you mean?\n1. Dan Brown")
+    assert approval["action_request"]["args"]["to"] == "Dan Smith <dan.smith@example.com>"
     view = await finished_view(http, harness, user, turn_id)
     assert view["status"] == "completed"
     [action] = view["actions"]
@@ -159,11 +163,12 @@ async def test_move_the_meeting_with_bob_asks_which_and_moves_only_the_chosen(
         "Plan", Plan(intent="move the meeting", confidence=0.9, needs_approval=True, steps=[step])
     )
 
-    turn_id, question = await _approve_then_choose(
+    turn_id, question, approval = await _choose_then_approve(
         http, user, harness, "move the meeting with Bob to 4pm"
     )
 
     assert [o["id"] for o in question["options"]] == [first, second]
+    assert approval["action_request"]["args"]["uid"] == second
     assert all(o["label"].startswith("Meeting with Bob — ") for o in question["options"])
     view = await finished_view(http, harness, user, turn_id)
     assert view["status"] == "completed"

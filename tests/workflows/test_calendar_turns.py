@@ -12,6 +12,7 @@ from memoir.caldav_server import CalDAVServer
 from memoir.models import (
     ExecuteRequest,
     ExecutionResult,
+    HitlRequest,
     HumanResponse,
     Plan,
     PlanStep,
@@ -158,19 +159,22 @@ async def test_move_the_meeting_with_bob_asks_which_and_moves_the_chosen(
     new_start = _tomorrow_at(16)
     harness.llm.script("Plan", _move_plan("meeting with Bob", new_start))
     routed = await harness.send("move the meeting with Bob to 4pm tomorrow")
-    approval = await harness.pending(routed.turn_id or "")
-    assert approval.kind == "approval"
-    await harness.answer_inbox(approval, HumanResponse(type="accept"))
-
-    async def disambiguation() -> object:
-        pending = await harness.pending(routed.turn_id or "")
-        return pending if pending.kind == "disambiguation" else None
-
-    question = await until(disambiguation, "the disambiguation question")
+    # Which meeting is asked first; the approval then shows the chosen one.
+    question = await harness.pending(routed.turn_id or "")
+    assert question.kind == "disambiguation"
     assert [o.id for o in question.options] == [first, second]
     assert all(o.label.startswith("Meeting with Bob — ") for o in question.options)
     answered = await harness.send("2")
     assert answered.status is RouteStatus.ROUTED_TO_PENDING
+
+    async def approval() -> HitlRequest | None:
+        pending = await harness.pending(routed.turn_id or "")
+        return pending if pending.kind == "approval" else None
+
+    request = await until(approval, "the approval")
+    assert request.action_request.args["uid"] == second
+    assert request.action_request.args["event_title"] == "Meeting with Bob"
+    await harness.answer_inbox(request, HumanResponse(type="accept"))
     result = await harness.result(routed.turn_id or "")
     assert result.status is TurnStatus.COMPLETED
     assert len(result.actions) == 1 and result.actions[0].success

@@ -1,5 +1,8 @@
 """`email.send` turns against a real SMTP sink: approve, edit, ignore, and a crash after the send.
 
+A name ("Dan") is resolved against the user's contacts before the approval is asked, so the
+approval shows the address that will be used; several matches are asked about first.
+
 The crash tests fail the executing activity after its side effect and before it completes (a
 test-only wrapper around the tools): the retry repeats the side effect with the same idempotency
 key, and the receiving side keeps one copy (the sink dedupes by Message-ID, the reminders table
@@ -15,17 +18,20 @@ from memoir.mail_sink import MailSink
 from memoir.models import (
     ExecuteRequest,
     ExecutionResult,
+    HitlKind,
+    HitlRequest,
     HumanResponse,
     ResolveRequest,
     StepResolution,
     TurnStatus,
+    names,
 )
 from memoir.models.hitl import ActionRequest
 from memoir.stores import Stores
 from memoir.tools import ToolRegistry
 from memoir.tools.email import message_id_for
 from temporal import scenarios as plans
-from temporal.harness import Harness, running_harness
+from temporal.harness import Harness, running_harness, until
 
 
 class CrashAfterSideEffect(ToolRegistry):
@@ -124,6 +130,147 @@ async def test_ignored_email_sends_nothing_and_learns_triage_preferences(
         harness.user.user_id, "triage_preferences"
     )
     assert latest.decision == "email.send.ignore"
+
+
+async def _asked(harness: Harness, turn_id: str, kind: HitlKind) -> HitlRequest:
+    """The turn's pending question once it is of this kind."""
+
+    async def probe() -> HitlRequest | None:
+        pending = await harness.pending(turn_id)
+        return pending if pending.kind is kind else None
+
+    return await until(probe, f"a {kind} question")
+
+
+async def _resolutions(harness: Harness, turn_id: str) -> int:
+    """How many times the turn ran entity resolution."""
+    history = await harness.client.get_workflow_handle(turn_id).fetch_history()
+    return sum(
+        e.activity_task_scheduled_event_attributes.activity_type.name == names.RESOLVE_STEP
+        for e in history.events
+        if e.HasField("activity_task_scheduled_event_attributes")
+    )
+
+
+async def test_approval_of_email_dan_shows_the_address_of_the_one_dan(
+    email_harness: Harness, mail_sink: MailSink
+) -> None:
+    harness = email_harness
+    await harness.stores.contacts.add(harness.user.user_id, "Dan Brown", "dan@example.com")
+    await harness.stores.contacts.add(harness.user.user_id, "Alice Martin", "alice@example.com")
+    harness.llm.script("Plan", plans.send_email(to="Dan"))
+    routed = await harness.send("email Dan hello")
+    turn_id = routed.turn_id or ""
+    request = await harness.pending(turn_id)
+    assert request.kind is HitlKind.APPROVAL
+    assert request.action_request.args["to"] == "Dan Brown <dan@example.com>"
+    assert "- **to**: Dan Brown <dan@example.com>" in request.description
+    await harness.answer_inbox(request, HumanResponse(type="accept"))
+    result = await harness.result(turn_id)
+    assert result.status is TurnStatus.COMPLETED and result.actions[0].success
+    [message] = mail_sink.messages()
+    assert message.to == "Dan Brown <dan@example.com>"
+    assert await _resolutions(harness, turn_id) == 1  # the approved resolution is executed
+
+
+async def test_two_dans_ask_which_first_then_the_approval_shows_the_chosen_address(
+    email_harness: Harness, mail_sink: MailSink
+) -> None:
+    harness = email_harness
+    await harness.stores.contacts.add(harness.user.user_id, "Dan Smith", "dan.smith@example.com")
+    await harness.stores.contacts.add(harness.user.user_id, "Dan Brown", "dan.brown@example.org")
+    harness.llm.script("Plan", plans.send_email(to="Dan"))
+    routed = await harness.send("email Dan hello")
+    turn_id = routed.turn_id or ""
+    question = await harness.pending(turn_id)
+    assert question.kind is HitlKind.DISAMBIGUATION
+    assert [o.label for o in question.options] == [
+        "Dan Brown <dan.brown@example.org>",
+        "Dan Smith <dan.smith@example.com>",
+    ]
+    await harness.send("2")
+    approval = await _asked(harness, turn_id, HitlKind.APPROVAL)
+    assert approval.action_request.args["to"] == "Dan Smith <dan.smith@example.com>"
+    await harness.answer_inbox(approval, HumanResponse(type="accept"))
+    result = await harness.result(turn_id)
+    assert result.status is TurnStatus.COMPLETED and result.actions[0].success
+    assert [m.to for m in mail_sink.messages()] == ["Dan Smith <dan.smith@example.com>"]
+    assert [o.kind for o in result.hitl] == [HitlKind.DISAMBIGUATION, HitlKind.APPROVAL]
+
+
+async def test_feedback_on_the_approval_replans_without_asking_which_dan_again(
+    email_harness: Harness, mail_sink: MailSink
+) -> None:
+    harness = email_harness
+    await harness.stores.contacts.add(harness.user.user_id, "Dan Smith", "dan.smith@example.com")
+    await harness.stores.contacts.add(harness.user.user_id, "Dan Brown", "dan.brown@example.org")
+    harness.llm.script(
+        "Plan", plans.send_email(to="Dan"), plans.send_email(to="Dan", body="Hi Dan!")
+    )
+    routed = await harness.send("email Dan hello")
+    turn_id = routed.turn_id or ""
+    question = await harness.pending(turn_id)
+    await harness.answer_inbox(question, HumanResponse(type="response", args="1"))
+    first = await _asked(harness, turn_id, HitlKind.APPROVAL)
+    await harness.answer_inbox(first, HumanResponse(type="response", args="say hi Dan"))
+
+    async def second_approval() -> HitlRequest | None:
+        pending = await harness.pending(turn_id)
+        return pending if pending.hitl_id != first.hitl_id else None
+
+    second = await until(second_approval, "the re-planned approval")
+    assert second.kind is HitlKind.APPROVAL
+    assert second.action_request.args["to"] == "Dan Brown <dan.brown@example.org>"
+    assert second.action_request.args["body"] == "Hi Dan!"
+    await harness.answer_inbox(second, HumanResponse(type="accept"))
+    result = await harness.result(turn_id)
+    assert [o.kind for o in result.hitl] == [
+        HitlKind.DISAMBIGUATION,
+        HitlKind.APPROVAL,
+        HitlKind.APPROVAL,
+    ]
+    assert [m.to for m in mail_sink.messages()] == ["Dan Brown <dan.brown@example.org>"]
+
+
+async def test_an_approval_edit_is_sent_and_an_edited_name_is_resolved(
+    email_harness: Harness, mail_sink: MailSink
+) -> None:
+    harness = email_harness
+    await harness.stores.contacts.add(harness.user.user_id, "Dan Brown", "dan@example.com")
+    await harness.stores.contacts.add(harness.user.user_id, "Alice Martin", "alice@example.com")
+    harness.llm.script("Plan", plans.send_email(to="Dan"))
+    routed = await harness.send("email Dan hello")
+    request = await harness.pending(routed.turn_id or "")
+    assert request.action_request.args["to"] == "Dan Brown <dan@example.com>"
+    edited = {**request.action_request.args, "to": "Alice", "body": "Hello Alice. Best, Tess"}
+    await harness.answer_inbox(
+        request, HumanResponse(type="edit", args=ActionRequest(action="email.send", args=edited))
+    )
+    result = await harness.result(routed.turn_id or "")
+    assert result.status is TurnStatus.COMPLETED and result.actions[0].success
+    [message] = mail_sink.messages()
+    assert message.to == "Alice Martin <alice@example.com>"
+    assert message.body.strip() == "Hello Alice. Best, Tess"
+    [latest, *_] = await harness.stores.preferences.history(
+        harness.user.user_id, "response_preferences"
+    )
+    assert latest.decision == "email.send.edit"
+
+
+async def test_a_name_not_in_the_contacts_is_approved_as_planned_then_fails_plainly(
+    email_harness: Harness, mail_sink: MailSink
+) -> None:
+    harness = email_harness
+    harness.llm.script("Plan", plans.send_email(to="Zed"))
+    routed = await harness.send("email Zed hello")
+    request = await harness.pending(routed.turn_id or "")
+    assert request.kind is HitlKind.APPROVAL and request.action_request.args["to"] == "Zed"
+    await harness.answer_inbox(request, HumanResponse(type="accept"))
+    result = await harness.result(routed.turn_id or "")
+    [action] = result.actions
+    assert not action.success
+    assert action.error == "I don't have an email address for 'Zed' in your contacts."
+    assert mail_sink.messages() == []
 
 
 async def test_crash_after_smtp_send_retries_with_the_same_message_id(
