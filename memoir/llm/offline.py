@@ -6,9 +6,8 @@ It parses the same rendered prompts that `ChatOpenAI` reads (formats in `memoir.
   takes a typed request: `memoir.responder`);
 - `with_structured_output(schema)` returns a Runnable that produces an instance of `schema`,
   dispatching on the schema's name: `TriageDecision` (general rules + targeted lessons),
-  `Plan` (the planner rules), `UserPreferences` (one targeted line), and the
-  memory engine's `HotpathDecision`, `MemoryExtraction`, `SameFact`, `ComposedSummary`,
-  `EpisodicSummary`, `ProfileUpdate` (`memoir.llm.offline_memory`).
+  `Plan` (the planner rules), `UserPreferences` (one targeted line). The memory engine's
+  calls take typed requests instead (`memoir.memory.llm_calls`, `memoir.llm.offline_memory`).
 
 Other modules may teach it more schemas with `register_offline_skill`.
 """
@@ -28,15 +27,6 @@ from langchain_core.runnables import Runnable, RunnableLambda
 from pydantic import BaseModel, ConfigDict, Field
 
 from memoir.embeddings import Embedder, get_local_embedder
-from memoir.llm.offline_memory import (
-    candidate_offline,
-    compose_offline,
-    episodic_offline,
-    extraction_offline,
-    gate_offline,
-    profile_update_offline,
-    same_fact_offline,
-)
 from memoir.llm.offline_planner import plan_offline
 from memoir.llm.offline_preferences import update_preferences_offline
 from memoir.llm.offline_triage import triage_offline
@@ -50,14 +40,6 @@ _SKILLS: dict[str, OfflineSkill] = {
     "TriageDecision": lambda messages, _model: triage_offline(messages),
     "Plan": lambda messages, _model: plan_offline(messages),
     "UserPreferences": lambda messages, _model: update_preferences_offline(messages),
-    # Long-term memory (memoir.memory): gate, candidate, same fact, compose, episode, profile.
-    "HotpathDecision": lambda messages, _model: gate_offline(messages),
-    "MemoryExtraction": lambda messages, _model: extraction_offline(messages),
-    "MemoryCandidate": lambda messages, _model: candidate_offline(messages),
-    "SameFact": lambda messages, _model: same_fact_offline(messages),
-    "ComposedSummary": lambda messages, _model: compose_offline(messages),
-    "EpisodicSummary": lambda messages, _model: episodic_offline(messages),
-    "ProfileUpdate": lambda messages, _model: profile_update_offline(messages),
 }
 
 

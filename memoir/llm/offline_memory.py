@@ -22,9 +22,8 @@ from __future__ import annotations
 
 import re
 
-from langchain_core.messages import BaseMessage
-
-from memoir.llm._text import human_texts, second_person, system_text
+from memoir.embeddings import Embedder
+from memoir.llm._text import second_person
 from memoir.llm.offline_clauses import gerund, parse_clause
 from memoir.llm.offline_extract import Reading, read_message
 from memoir.llm.offline_facts import (
@@ -33,25 +32,18 @@ from memoir.llm.offline_facts import (
     read_summary,
     render_fact,
 )
-from memoir.llm.prompts import (
-    COMPOSE_SECTIONS,
-    EPISODIC_SECTIONS,
-    MEMORY_TURNS_SECTIONS,
-    NONE,
-    PROFILE_UPDATE_SECTIONS,
-    SAME_FACT_SECTIONS,
-    USER_SPEAKER,
-    one_line,
-    parse_memory_fields,
-    parse_message_time,
-    parse_profile_fields,
-    split_sections,
+from memoir.llm.prompts import one_line
+from memoir.memory.requests import (
+    ComposeRequest,
+    EpisodeRequest,
+    ProfileRequest,
+    SameFactRequest,
+    TurnMemoryRequest,
 )
 from memoir.memory.schemas import (
     ComposedSummary,
     EpisodicSummary,
     HotpathDecision,
-    MemoryCandidate,
     MemoryExtraction,
     ProfileUpdate,
     SameFact,
@@ -61,7 +53,6 @@ from memoir.memory.timephrases import asks_for_recap
 from memoir.timeparse import strip_when
 
 __all__ = [
-    "candidate_offline",
     "compose_offline",
     "episodic_offline",
     "extraction_offline",
@@ -71,41 +62,19 @@ __all__ = [
 ]
 
 
-def _text(messages: list[BaseMessage]) -> str:
-    return system_text(messages) + "\n\n" + "\n\n".join(human_texts(messages))
-
-
-def _turns(messages: list[BaseMessage]) -> tuple[list[str], str]:
-    """(earlier user turns, latest user message) from the gate / extraction prompt."""
-    sec = split_sections(_text(messages), MEMORY_TURNS_SECTIONS)
-    earlier = [
-        line[2:].strip()
-        for line in sec.get("Earlier User Turns", "").splitlines()
-        if line.startswith("- ")
-    ]
-    latest = sec.get("Latest User Message")
-    if latest is None:
-        humans = human_texts(messages)
-        latest = humans[-1] if humans else ""
-    return earlier, latest.strip()
-
-
-def _reading(messages: list[BaseMessage]) -> Reading:
-    """The latest message read into memories, with its speaker and time from the prompt."""
-    sec = split_sections(_text(messages), MEMORY_TURNS_SECTIONS)
-    earlier, latest = _turns(messages)
-    speaker = sec.get("Speaker", "").strip() or USER_SPEAKER
-    now, timezone = parse_message_time(sec.get("Message Time", ""))
-    named = None if speaker in (USER_SPEAKER, NONE) else speaker
-    return read_message(latest, earlier, named, now, timezone)
+def _reading(request: TurnMemoryRequest) -> Reading:
+    """The latest message read into memories, with its speaker and time."""
+    return read_message(
+        request.message.strip(), request.earlier, request.speaker, request.now, request.timezone
+    )
 
 
 # ----- hot path ------------------------------------------------------------------------------
 
 
-def gate_offline(messages: list[BaseMessage]) -> HotpathDecision:
+def gate_offline(request: TurnMemoryRequest, embedder: Embedder) -> HotpathDecision:
     """Create when a clause of the latest message states a fact or tells of a past event."""
-    reading = _reading(messages)
+    reading = _reading(request)
     steps = list(reading.notes)
     if reading.memories:
         said = "; ".join(f"“{m.summary}”" for m in reading.memories[:3])
@@ -119,29 +88,17 @@ def gate_offline(messages: list[BaseMessage]) -> HotpathDecision:
     return HotpathDecision(reasoning=" ".join(steps), should_create=False)
 
 
-def extraction_offline(messages: list[BaseMessage]) -> MemoryExtraction:
+def extraction_offline(request: TurnMemoryRequest, embedder: Embedder) -> MemoryExtraction:
     """Every fact and event of the latest message, most important first."""
-    reading = _reading(messages)
+    reading = _reading(request)
     why = " ".join(reading.notes) or "Each clause was read for facts and events."
     return MemoryExtraction(reasoning=why, memories=reading.memories)
 
 
-def candidate_offline(messages: list[BaseMessage]) -> MemoryCandidate:
-    """The most important memory of the latest message (a one-memory caller's question)."""
-    reading = _reading(messages)
-    if reading.memories:
-        return reading.memories[0]
-    _earlier, latest = _turns(messages)
-    return MemoryCandidate(
-        category="other", summary=f"User said: {one_line(latest, 200)}", importance=0.2
-    )
-
-
-def same_fact_offline(messages: list[BaseMessage]) -> SameFact:
+def same_fact_offline(request: SameFactRequest, embedder: Embedder) -> SameFact:
     """Same key, or same entity and attribute, or the same words: the same fact."""
-    sec = split_sections(_text(messages), SAME_FACT_SECTIONS)
-    old_key, _old_cat, old_summary = parse_memory_fields(sec.get("Existing Memory", ""))
-    new_key, _new_cat, new_summary = parse_memory_fields(sec.get("Candidate", ""))
+    old_key, old_summary = request.existing.key, request.existing.summary
+    new_key, new_summary = request.candidate.key, request.candidate.summary
     if old_key and new_key:
         if old_key == new_key:
             return SameFact(reasoning=f"Both have the key {new_key}.", same_fact=True)
@@ -167,11 +124,10 @@ def same_fact_offline(messages: list[BaseMessage]) -> SameFact:
     )
 
 
-def compose_offline(messages: list[BaseMessage]) -> ComposedSummary:
+def compose_offline(request: ComposeRequest, embedder: Embedder) -> ComposedSummary:
     """The newer fact wins; the older one's details it does not contradict are kept."""
-    sec = split_sections(_text(messages), COMPOSE_SECTIONS)
-    old_key, _c, old_summary = parse_memory_fields(sec.get("Existing Memory (older)", ""))
-    new_key, _c2, new_summary = parse_memory_fields(sec.get("New Memory (newer)", ""))
+    old_key, old_summary = request.existing.key, request.existing.summary
+    new_key, new_summary = request.new.key, request.new.summary
     person = _person_of(new_key) or _person_of(old_key)
     old_fact = read_summary(_as_user(old_summary, person), _user_key(old_key))
     new_fact = read_summary(_as_user(new_summary, person), _user_key(new_key))
@@ -234,7 +190,6 @@ _QUESTION_WORDS = re.compile(
     r"could|would|will|should|shall|may|have|has)(?:'s|'re)?\s+)+(?:you\s+)?(?:think\s+)?",
     re.I,
 )
-_ACTION_RE = re.compile(r"^- (?P<ok>ok|failed) \| (?P<cap>[^|]+?) \| (?P<text>.*)$")
 _POLITE = re.compile(
     r"^(?:(?:hi|hey|hello|ok|okay|so|please|pls|kindly|can you|could you|would you|will you|"
     r"i need you to|i want you to|i'd like you to)[,!]?\s+)+",
@@ -242,14 +197,13 @@ _POLITE = re.compile(
 )
 
 
-def _topic(request: str, recall: bool) -> str:
+def _topic(request: EpisodeRequest, recall: bool) -> str:
     """What the request was about, in words addressed to the user (never the request quoted):
     "a reminder to call your mom", "an email to dan@x.com", "booking the dentist", "what we
     talked about before"."""
-    text = one_line(request.strip(), 400)
-    email = re.match(r"^Email from (?P<who>.+?): [“\"](?P<subject>.*)[”\"]", text)
-    if email:
-        return f"the email “{email.group('subject')}” from {email.group('who')}"
+    if request.email is not None:
+        return f"the email “{request.email.subject}” from {request.email.author}"
+    text = one_line(request.request.strip(), 400)
     _speaker, text = split_speaker(text)
     if recall:
         about = re.search(r"\babout\s+(?P<what>[^?.!]+)", text, re.I)
@@ -284,21 +238,19 @@ def _topic_words(text: str) -> str:
     return f"that {plain[:1].lower()}{plain[1:]}" if len(words) <= 12 else "what you told me"
 
 
-def episodic_offline(messages: list[BaseMessage]) -> EpisodicSummary:
+def episodic_offline(request: EpisodeRequest, embedder: Embedder) -> EpisodicSummary:
     """Topic from the request, approach from the actions or the reply; notable with an outcome."""
-    sec = split_sections(_text(messages), EPISODIC_SECTIONS)
-    request = sec.get("Request", "")
-    reply = one_line(sec.get("Reply", ""), 200)
-    status = sec.get("Status", "").strip()
-    actions = [m for line in sec.get("Actions", "").splitlines() if (m := _ACTION_RE.match(line))]
-    recall = asks_for_recap(request)
+    reply = one_line(request.reply, 200)
+    status = request.status.strip()
+    actions = request.actions
+    recall = request.email is None and asks_for_recap(request.request)
     topic = _topic(request, recall)
     steps = [f"The request is about {topic}."]
     if actions:
         parts = []
-        for m in actions:
-            text = m.group("text").strip().rstrip(".")
-            parts.append(text if m.group("ok") == "ok" else f"tried but failed: {text}")
+        for action in actions:
+            text = action.text.strip().rstrip(".")
+            parts.append(text if action.ok else f"tried but failed: {text}")
         approach = "; ".join(parts)
         steps.append(f"{len(actions)} action(s) ran: an outcome, so it is notable.")
         return EpisodicSummary(
@@ -325,11 +277,10 @@ def episodic_offline(messages: list[BaseMessage]) -> EpisodicSummary:
 _TONE_OF_LENGTH = {"short": "concise", "detailed": "detailed"}
 
 
-def profile_update_offline(messages: list[BaseMessage]) -> ProfileUpdate:
+def profile_update_offline(request: ProfileRequest, embedder: Embedder) -> ProfileUpdate:
     """Profile fields one memory implies, only where they differ from the current profile."""
-    sec = split_sections(_text(messages), PROFILE_UPDATE_SECTIONS)
-    current = parse_profile_fields(sec.get("Current Profile", ""))
-    key, category, summary = parse_memory_fields(sec.get("Memory", ""))
+    current = request.profile
+    key, category, summary = request.memory.key, request.memory.category, request.memory.summary
     fact = read_summary(summary, key)
     proposed: dict[str, str | list[str]] = {}
     why = "The memory implies no profile field."

@@ -602,8 +602,9 @@ def render_preferences(response: str, calendar: str) -> str:
 
 
 # ============================================================================================
-# Long-term memory (seeds 001, 003): hot path gate, candidate, same fact, compose, episodic
-# summary, profile update. Rendered by `memoir.memory`; parsed by `memoir.llm.offline_memory`.
+# Long-term memory (seeds 001, 003): hot path gate, extraction, same fact, compose, episodic
+# summary, profile update. Rendered from typed requests by `memoir.memory.llm_calls` (the
+# offline extractor reads the requests, never these texts).
 #
 #   gate / extraction  human: `## Earlier User Turns` ("- …" lines, oldest first, or (none)),
 #                      `## Speaker` (a name, or "User"), `## Message Time`
@@ -706,9 +707,6 @@ COMPOSE_USER_PROMPT = """## Existing Memory (older)
 ## New Memory (newer)
 {new}"""
 
-COMPOSE_SECTIONS = ("Existing Memory (older)", "New Memory (newer)")
-SAME_FACT_SECTIONS = ("Existing Memory", "Candidate")
-MEMORY_TURNS_SECTIONS = ("Earlier User Turns", "Speaker", "Message Time", "Latest User Message")
 USER_SPEAKER = "User"  # the `## Speaker` of a message the user wrote as themself
 
 EPISODIC_SYSTEM_PROMPT = """Summarize one turn of the conversation between the user and their \
@@ -736,8 +734,6 @@ EPISODIC_USER_PROMPT = """## Conversation
 ## Request
 {request}"""
 
-EPISODIC_SECTIONS = ("Conversation", "Status", "Actions", "Reply", "Request")
-
 PROFILE_UPDATE_SYSTEM_PROMPT = """Propose updates to the user's profile implied by one new or \
 updated memory. Fields: name, tone (how replies should sound, e.g. "concise", "casual"),
 language (ISO 639-1 code, e.g. "pt"), city, timezone (IANA, only when the user states it),
@@ -750,23 +746,10 @@ PROFILE_UPDATE_USER_PROMPT = """## Current Profile
 ## Memory
 {memory}"""
 
-PROFILE_UPDATE_SECTIONS = ("Current Profile", "Memory")
-
 
 def render_memory_fields(key: str | None, category: str, summary: str) -> str:
     """ "Key: … / Category: … / Summary: …" lines of one memory (same fact, compose, profile)."""
     return f"Key: {key or NONE}\nCategory: {category}\nSummary: {one_line(summary, 500)}"
-
-
-def parse_memory_fields(block: str) -> tuple[str | None, str, str]:
-    """(key, category, summary) from `render_memory_fields` text."""
-
-    def field(name: str) -> str:
-        m = re.search(rf"^{name}:[ \t]*(.*)$", block, re.M)
-        return m.group(1).strip() if m else ""
-
-    key = field("Key")
-    return (None if key in ("", NONE) else key), field("Category"), field("Summary")
 
 
 def render_message_time(now: datetime | None, timezone: str) -> str:
@@ -775,19 +758,6 @@ def render_message_time(now: datetime | None, timezone: str) -> str:
         return NONE
     local = now.astimezone(ZoneInfo(timezone))
     return f"{local:%A %Y-%m-%d %H:%M}, timezone {timezone}"
-
-
-def parse_message_time(block: str) -> tuple[datetime | None, str]:
-    """Inverse of `render_message_time`: (aware local time or None, timezone)."""
-    m = re.search(r"(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}), timezone (\S+)", block)
-    if not m:
-        return None, "UTC"
-    try:
-        zone = ZoneInfo(m.group(3))
-    except (ValueError, KeyError):
-        return None, "UTC"
-    moment = datetime.fromisoformat(f"{m.group(1)}T{m.group(2)}").replace(tzinfo=zone)
-    return moment, m.group(3)
 
 
 def render_user_turns(earlier: Sequence[str]) -> str:
@@ -805,18 +775,3 @@ def render_profile_fields(fields: Mapping[str, Any]) -> str:
             text = "" if value is None else str(value)
         lines.append(f"{name}: {one_line(text, 300) or NONE}")
     return "\n".join(lines) if lines else NONE
-
-
-def parse_profile_fields(block: str) -> dict[str, str | list[str]]:
-    """Inverse of `render_profile_fields`: goals / interests come back as lists."""
-    out: dict[str, str | list[str]] = {}
-    for line in block.splitlines():
-        name, sep, value = line.partition(":")
-        if not sep:
-            continue
-        name, value = name.strip(), value.strip()
-        if name in ("goals", "interests"):
-            out[name] = [] if value in ("", NONE) else [v.strip() for v in value.split(";")]
-        else:
-            out[name] = "" if value == NONE else value
-    return out

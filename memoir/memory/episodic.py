@@ -30,17 +30,11 @@ from typing import Any, Literal
 from zoneinfo import ZoneInfo
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import BaseMessage
 
 from memoir.embeddings import Embedder
 from memoir.llm._text import second_person
-from memoir.llm.prompts import (
-    EPISODIC_SYSTEM_PROMPT,
-    EPISODIC_USER_PROMPT,
-    NONE,
-    one_line,
-    render_recent_messages,
-)
+from memoir.llm.offline_memory import episodic_offline
+from memoir.llm.prompts import one_line
 from memoir.memory.episodic_state import (
     EpisodicState,
     EpisodicStateStore,
@@ -54,8 +48,9 @@ from memoir.memory.events import (
     EPISODIC_SKIP,
     EventLog,
 )
-from memoir.memory.llm_calls import ask, embed_one, prompt, stable_memory_id
+from memoir.memory.llm_calls import ask, embed_one, episode_messages, stable_memory_id
 from memoir.memory.models import Memory, MemoryKind
+from memoir.memory.requests import EmailBrief, EpisodeAction, EpisodeRequest
 from memoir.memory.schemas import EpisodicSummary
 from memoir.memory.speakers import message_speaker
 from memoir.memory.timephrases import asks_for_recap
@@ -75,8 +70,8 @@ __all__ = [
     "episodic_capture",
     "merge_phrases",
     "novelty",
+    "episode_request",
     "outcome_signals",
-    "summary_messages",
 ]
 
 EPISODE_CATEGORY = "episode"
@@ -204,35 +199,28 @@ def outcome_signals(request: RememberRequest) -> list[str]:
     return signals
 
 
-def _actions_block(results: Sequence[ExecutionResult], timezone: str) -> str:
-    lines = [
-        f"- {'ok' if r.success else 'failed'} | {r.capability} | {describe_action(r, timezone)}"
-        for r in results
-    ]
-    return "\n".join(lines) if lines else NONE
-
-
-def _request_text(request: RememberRequest) -> str:
-    email = request.message.email
-    if email is not None:
-        return f"Email from {email.author}: “{email.subject}”\n\n{one_line(email.body, 600)}"
-    return request.message.text
-
-
-def summary_messages(
+def episode_request(
     request: RememberRequest, recent: Sequence[RecentMessage], timezone: str, window: int
-) -> list[BaseMessage]:
-    """The summarizer's messages: the last `window` user/assistant messages, status, actions,
+) -> EpisodeRequest:
+    """The summarizer's question: the last `window` user/assistant messages, status, actions,
     reply, and the request."""
     conversation = [m for m in recent if m.role in ("user", "assistant")][-window:]
-    human = EPISODIC_USER_PROMPT.format(
-        conversation=render_recent_messages(conversation, limit=window),
-        status=request.status.value,
-        actions=_actions_block(request.results, timezone),
-        reply=one_line(request.reply, 600) or NONE,
-        request=_request_text(request),
+    actions = [
+        EpisodeAction(ok=r.success, capability=r.capability, text=describe_action(r, timezone))
+        for r in request.results
+    ]
+    email = request.message.email
+    brief = (
+        EmailBrief(author=email.author, subject=email.subject, body=email.body) if email else None
     )
-    return prompt(EPISODIC_SYSTEM_PROMPT, human)
+    return EpisodeRequest(
+        conversation=conversation,
+        status=request.status.value,
+        actions=actions,
+        reply=request.reply,
+        request=request.message.text,
+        email=brief,
+    )
 
 
 async def episodic_capture(
@@ -307,8 +295,10 @@ async def _capture(
     cap = daily_cap_reason(state, bucket.date_iso, max_per_day=settings.episodic_max_per_day)
     if cap:
         return _skip(log, cap)
-    messages = summary_messages(request, recent, timezone, settings.episodic_window_n)
-    summary = await ask(llm, EpisodicSummary, messages)
+    question = episode_request(request, recent, timezone, settings.episodic_window_n)
+    summary = await ask(
+        llm, EpisodicSummary, question, render=episode_messages, offline=episodic_offline
+    )
     if summary is None:
         return _skip(log, "no valid summary")
     if not summary.notable:

@@ -30,23 +30,15 @@ from datetime import datetime
 from typing import Literal
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import BaseMessage
 
 from memoir.embeddings import Embedder
-from memoir.llm.prompts import (
-    COMPOSE_SYSTEM_PROMPT,
-    COMPOSE_USER_PROMPT,
-    MEMORY_EXTRACTION_SYSTEM_PROMPT,
-    MEMORY_GATE_SYSTEM_PROMPT,
-    MEMORY_TURNS_PROMPT,
-    SAME_FACT_SYSTEM_PROMPT,
-    SAME_FACT_USER_PROMPT,
-    USER_SPEAKER,
-    one_line,
-    render_memory_fields,
-    render_message_time,
-    render_user_turns,
+from memoir.llm.offline_memory import (
+    compose_offline,
+    extraction_offline,
+    gate_offline,
+    same_fact_offline,
 )
+from memoir.llm.prompts import USER_SPEAKER, one_line
 from memoir.memory.events import (
     MEMORY_CREATE,
     MEMORY_DECIDE,
@@ -55,9 +47,24 @@ from memoir.memory.events import (
     MEMORY_UPDATE,
     EventLog,
 )
-from memoir.memory.llm_calls import ask, embed_many, embed_one, prompt, stable_memory_id
+from memoir.memory.llm_calls import (
+    ask,
+    compose_messages,
+    embed_many,
+    embed_one,
+    extraction_messages,
+    gate_messages,
+    same_fact_messages,
+    stable_memory_id,
+)
 from memoir.memory.models import Memory, MemoryKind
 from memoir.memory.profile_sync import sync_profile
+from memoir.memory.requests import (
+    ComposeRequest,
+    MemoryFields,
+    SameFactRequest,
+    TurnMemoryRequest,
+)
 from memoir.memory.schemas import (
     ComposedSummary,
     HotpathDecision,
@@ -78,11 +85,9 @@ __all__ = [
     "HotpathResult",
     "Match",
     "Outcome",
-    "compose_messages",
     "find_match",
-    "gate_messages",
+    "memory_fields",
     "memory_hotpath",
-    "same_fact_messages",
     "normalized",
     "score_band",
     "user_turns",
@@ -180,26 +185,6 @@ def user_turns(turn: TurnRequest, count: int = USER_TURNS) -> tuple[list[str], s
 SameFactCheck = Callable[[Memory], Awaitable[SameFact | None]]
 
 
-def gate_messages(
-    system: str,
-    earlier: Sequence[str],
-    latest: str,
-    *,
-    speaker: str | None = None,
-    now: datetime | None = None,
-    timezone: str = "UTC",
-) -> list[BaseMessage]:
-    """The gate's (or the extraction's, with its system prompt) messages for the user turns:
-    earlier turns, the latest message's speaker ("User" when the user) and time, the message."""
-    human = MEMORY_TURNS_PROMPT.format(
-        earlier=render_user_turns(earlier),
-        speaker=speaker or USER_SPEAKER,
-        time=render_message_time(now, timezone),
-        message=latest,
-    )
-    return prompt(system, human)
-
-
 def normalized(candidate: MemoryCandidate, now: datetime, timezone: str) -> MemoryCandidate | None:
     """A candidate fit to write: one line, a lower-case key, an event dated (its time phrase
     resolved against the message time when the model left the date out) and never keyed."""
@@ -217,22 +202,9 @@ def normalized(candidate: MemoryCandidate, now: datetime, timezone: str) -> Memo
     return candidate.model_copy(update=update)
 
 
-def same_fact_messages(existing: Memory, candidate: MemoryCandidate) -> list[BaseMessage]:
-    """The same-fact classifier's messages for one neighbour."""
-    human = SAME_FACT_USER_PROMPT.format(
-        existing=render_memory_fields(existing.key, existing.category, existing.summary),
-        candidate=render_memory_fields(candidate.key, candidate.category, candidate.summary),
-    )
-    return prompt(SAME_FACT_SYSTEM_PROMPT, human)
-
-
-def compose_messages(existing: Memory, candidate: MemoryCandidate) -> list[BaseMessage]:
-    """The composer's messages: the older memory, then the newer candidate."""
-    human = COMPOSE_USER_PROMPT.format(
-        existing=render_memory_fields(existing.key, existing.category, existing.summary),
-        new=render_memory_fields(candidate.key, candidate.category, candidate.summary),
-    )
-    return prompt(COMPOSE_SYSTEM_PROMPT, human)
+def memory_fields(memory: Memory | MemoryCandidate) -> MemoryFields:
+    """A stored memory or a candidate as the same-fact, compose and profile requests show it."""
+    return MemoryFields(key=memory.key, category=memory.category, summary=memory.summary)
 
 
 async def find_match(
@@ -334,17 +306,18 @@ async def _decide(
     earlier, _latest = user_turns(turn)
     speaker, text = message_speaker(turn.message)
     timezone = turn.context.user.timezone
-
-    def messages(system: str) -> list[BaseMessage]:
-        return gate_messages(system, earlier, text, speaker=speaker, now=now, timezone=timezone)
-
-    gate = await ask(llm, HotpathDecision, messages(MEMORY_GATE_SYSTEM_PROMPT))
+    request = TurnMemoryRequest(
+        message=text, earlier=earlier, speaker=speaker, now=now, timezone=timezone
+    )
+    gate = await ask(llm, HotpathDecision, request, render=gate_messages, offline=gate_offline)
     should = gate is not None and gate.should_create
     why = gate.reasoning if gate else "no valid answer from the gate"
     log.emit(MEMORY_DECIDE, stage="gate", should_create=should, reasoning=why)
     if not should:
         return HotpathResult("none", "", reason=why)
-    extraction = await ask(llm, MemoryExtraction, messages(MEMORY_EXTRACTION_SYSTEM_PROMPT))
+    extraction = await ask(
+        llm, MemoryExtraction, request, render=extraction_messages, offline=extraction_offline
+    )
     found = extraction.memories if extraction is not None else []
     candidates = [c for c in (normalized(c, now, timezone) for c in found) if c is not None]
     candidates = candidates[:MAX_CANDIDATES]
@@ -396,7 +369,12 @@ async def _place(
 
         async def same_fact(memory: Memory) -> SameFact | None:
             """The classifier's verdict on one neighbour."""
-            return await ask(t.llm, SameFact, same_fact_messages(memory, candidate))
+            question = SameFactRequest(
+                existing=memory_fields(memory), candidate=memory_fields(candidate)
+            )
+            return await ask(
+                t.llm, SameFact, question, render=same_fact_messages, offline=same_fact_offline
+            )
 
         match = await find_match(candidate, hits, t.settings, same_fact, t.log)
     if match is not None:
@@ -473,7 +451,10 @@ async def _create(
 
 async def _compose(llm: BaseChatModel, existing: Memory, candidate: MemoryCandidate) -> str:
     """The merged summary (newer wins on conflict); the candidate's when the answer is invalid."""
-    composed = await ask(llm, ComposedSummary, compose_messages(existing, candidate))
+    request = ComposeRequest(existing=memory_fields(existing), new=memory_fields(candidate))
+    composed = await ask(
+        llm, ComposedSummary, request, render=compose_messages, offline=compose_offline
+    )
     text = one_line(composed.summary, 500) if composed else ""
     return text or candidate.summary
 

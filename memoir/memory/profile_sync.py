@@ -10,21 +10,16 @@ from __future__ import annotations
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import BaseMessage
 
-from memoir.llm.prompts import (
-    PROFILE_UPDATE_SYSTEM_PROMPT,
-    PROFILE_UPDATE_USER_PROMPT,
-    render_memory_fields,
-    render_profile_fields,
-)
+from memoir.llm.offline_memory import profile_update_offline
 from memoir.memory.events import MEMORY_PROFILE, EventLog
-from memoir.memory.llm_calls import ask, prompt
+from memoir.memory.llm_calls import ask, profile_messages
 from memoir.memory.models import Memory
+from memoir.memory.requests import MemoryFields, ProfileRequest
 from memoir.memory.schemas import PROFILE_FIELDS, ProfileUpdate
 from memoir.stores.user_context import UserContext, UserContextStore, profile_line
 
-__all__ = ["current_profile_line", "profile_fields", "profile_messages", "sync_profile"]
+__all__ = ["current_profile_line", "profile_fields", "profile_request", "sync_profile"]
 
 
 def profile_fields(ctx: UserContext) -> dict[str, Any]:
@@ -32,13 +27,10 @@ def profile_fields(ctx: UserContext) -> dict[str, Any]:
     return {name: getattr(ctx, name) for name in PROFILE_FIELDS}
 
 
-def profile_messages(ctx: UserContext, memory: Memory) -> list[BaseMessage]:
-    """The profile updater's messages: the current profile, then the memory."""
-    human = PROFILE_UPDATE_USER_PROMPT.format(
-        profile=render_profile_fields(profile_fields(ctx)),
-        memory=render_memory_fields(memory.key, memory.category, memory.summary),
-    )
-    return prompt(PROFILE_UPDATE_SYSTEM_PROMPT, human)
+def profile_request(ctx: UserContext, memory: Memory) -> ProfileRequest:
+    """The profile updater's question: the current profile, then the memory."""
+    fields = MemoryFields(key=memory.key, category=memory.category, summary=memory.summary)
+    return ProfileRequest(profile=profile_fields(ctx), memory=fields)
 
 
 async def sync_profile(
@@ -49,7 +41,13 @@ async def sync_profile(
 ) -> UserContext:
     """Ask for the profile changes `memory` implies and apply them; returns the context."""
     ctx = await contexts.get(memory.user_id)
-    update = await ask(llm, ProfileUpdate, profile_messages(ctx, memory))
+    update = await ask(
+        llm,
+        ProfileUpdate,
+        profile_request(ctx, memory),
+        render=profile_messages,
+        offline=profile_update_offline,
+    )
     if update is None:
         return ctx
     changes = {k: v for k, v in update.changes.items() if k in PROFILE_FIELDS and v}

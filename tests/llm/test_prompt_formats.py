@@ -5,15 +5,14 @@ from datetime import UTC, datetime
 from memoir.llm.prompts import (
     MEMORY_EXTRACTION_SYSTEM_PROMPT,
     MEMORY_GATE_SYSTEM_PROMPT,
-    MEMORY_TURNS_PROMPT,
-    MEMORY_TURNS_SECTIONS,
     PLANNER_SECTIONS,
     parse_latest_actions,
-    parse_message_time,
     render_latest_actions,
     render_message_time,
     split_sections,
 )
+from memoir.memory.llm_calls import gate_messages
+from memoir.memory.requests import TurnMemoryRequest
 from memoir.memory.schemas import MemoryExtraction
 from memoir.models import LatestAction
 
@@ -80,10 +79,10 @@ def test_the_memory_turns_prompt_carries_speaker_and_time() -> None:
     moment = datetime(2023, 5, 8, 23, 30, tzinfo=UTC)
     block = render_message_time(moment, "Pacific/Auckland")
     assert block == "Tuesday 2023-05-09 11:30, timezone Pacific/Auckland"
-    parsed, zone = parse_message_time(block)
-    assert zone == "Pacific/Auckland" and parsed == moment
     assert render_message_time(None, "UTC") == "(none)"
-    assert parse_message_time("(none)") == (None, "UTC")
-    human = MEMORY_TURNS_PROMPT.format(earlier="(none)", speaker="Maya", time=block, message="hi")
-    sections = split_sections(human, MEMORY_TURNS_SECTIONS)
-    assert sections["Speaker"] == "Maya" and sections["Latest User Message"] == "hi"
+    request = TurnMemoryRequest(
+        message="hi", speaker="Maya", now=moment, timezone="Pacific/Auckland"
+    )
+    human = str(gate_messages(request)[-1].content)
+    assert f"## Speaker\nMaya\n\n## Message Time\n{block}\n" in human
+    assert human.endswith("## Latest User Message\nhi")

@@ -1,5 +1,5 @@
-"""Event-aware extraction: the offline model's answer to the extraction prompt, as a real LLM
-would get it (speaker, message time, earlier turns), read back into memories."""
+"""Event-aware extraction: the offline extractor's answer to the extraction request (speaker,
+message time, earlier turns: the fields a real LLM sees rendered)."""
 
 from __future__ import annotations
 
@@ -7,12 +7,12 @@ from datetime import UTC, date, datetime
 
 import pytest
 
-from memoir.llm import OfflineChatModel
-from memoir.llm.prompts import MEMORY_EXTRACTION_SYSTEM_PROMPT, MEMORY_GATE_SYSTEM_PROMPT
-from memoir.memory.hotpath import gate_messages
-from memoir.memory.schemas import HotpathDecision, MemoryCandidate, MemoryExtraction
+from memoir.embeddings import get_local_embedder
+from memoir.llm.offline_memory import extraction_offline, gate_offline
+from memoir.memory.requests import TurnMemoryRequest
+from memoir.memory.schemas import HotpathDecision, MemoryCandidate
 
-MODEL = OfflineChatModel()
+EMBEDDER = get_local_embedder()
 # Monday 8 May 2023, 10:15 UTC.
 MAY_8 = datetime(2023, 5, 8, 10, 15, tzinfo=UTC)
 
@@ -25,24 +25,15 @@ def extract(
     now: datetime | None = MAY_8,
     timezone: str = "UTC",
 ) -> list[MemoryCandidate]:
-    messages = gate_messages(
-        MEMORY_EXTRACTION_SYSTEM_PROMPT,
-        earlier,
-        text,
-        speaker=speaker,
-        now=now,
-        timezone=timezone,
+    request = TurnMemoryRequest(
+        message=text, earlier=list(earlier), speaker=speaker, now=now, timezone=timezone
     )
-    result = MODEL.structured_output(messages, MemoryExtraction)
-    assert isinstance(result, MemoryExtraction)
-    return result.memories
+    return extraction_offline(request, EMBEDDER).memories
 
 
 def gate(text: str, *, speaker: str | None = None) -> HotpathDecision:
-    messages = gate_messages(MEMORY_GATE_SYSTEM_PROMPT, (), text, speaker=speaker, now=MAY_8)
-    result = MODEL.structured_output(messages, HotpathDecision)
-    assert isinstance(result, HotpathDecision)
-    return result
+    request = TurnMemoryRequest(message=text, speaker=speaker, now=MAY_8)
+    return gate_offline(request, EMBEDDER)
 
 
 def summaries(memories: list[MemoryCandidate]) -> list[str]:

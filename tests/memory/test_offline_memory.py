@@ -1,48 +1,46 @@
-"""The offline provider's memory skills, on the same rendered prompts the openai provider gets."""
+"""The offline extractor's memory answers, on the typed requests a chat model sees rendered."""
 
 from __future__ import annotations
 
 import pytest
-from pydantic import BaseModel
 
-from memoir.llm import OfflineChatModel
+from memoir.embeddings import get_local_embedder
 from memoir.llm.offline_facts import extract_facts
-from memoir.llm.prompts import MEMORY_EXTRACTION_SYSTEM_PROMPT, MEMORY_GATE_SYSTEM_PROMPT
-from memoir.memory.episodic import summary_messages
-from memoir.memory.hotpath import compose_messages, gate_messages, same_fact_messages
-from memoir.memory.profile_sync import profile_messages
+from memoir.llm.offline_memory import (
+    compose_offline,
+    episodic_offline,
+    extraction_offline,
+    gate_offline,
+    profile_update_offline,
+    same_fact_offline,
+)
+from memoir.memory.episodic import episode_request
+from memoir.memory.hotpath import memory_fields
+from memoir.memory.models import Memory
+from memoir.memory.profile_sync import profile_request
+from memoir.memory.requests import ComposeRequest, SameFactRequest, TurnMemoryRequest
 from memoir.memory.schemas import (
     ComposedSummary,
     EpisodicSummary,
     HotpathDecision,
     MemoryCandidate,
-    MemoryExtraction,
     ProfileUpdate,
-    SameFact,
 )
-from memoir.models import UserProfile
+from memoir.models import RememberRequest, UserProfile
 from memoir.stores.user_context import UserContext
 from tests.memory.support import memory, remember, reminder_result
 
-MODEL = OfflineChatModel()
+EMBEDDER = get_local_embedder()
 USER = UserProfile(user_id="u1", name="Ana")
 
 
-def run(messages: list, schema: type[BaseModel]) -> BaseModel:
-    return MODEL.structured_output(messages, schema)
-
-
 def gate(text: str, earlier: tuple[str, ...] = ()) -> HotpathDecision:
-    result = run(gate_messages(MEMORY_GATE_SYSTEM_PROMPT, earlier, text), HotpathDecision)
-    assert isinstance(result, HotpathDecision)
-    return result
+    return gate_offline(TurnMemoryRequest(message=text, earlier=list(earlier)), EMBEDDER)
 
 
 def extract(text: str, earlier: tuple[str, ...] = ()) -> list[MemoryCandidate]:
-    messages = gate_messages(MEMORY_EXTRACTION_SYSTEM_PROMPT, earlier, text)
-    result = run(messages, MemoryExtraction)
-    assert isinstance(result, MemoryExtraction)
-    return result.memories
+    request = TurnMemoryRequest(message=text, earlier=list(earlier))
+    return extraction_offline(request, EMBEDDER).memories
 
 
 def candidate(text: str, earlier: tuple[str, ...] = ()) -> MemoryCandidate:
@@ -134,9 +132,21 @@ def test_candidate_resolves_a_pronoun_from_earlier_turns() -> None:
 def same(existing: str, new: str, old_key: str | None = None, new_key: str | None = None) -> bool:
     old = memory(existing, key=old_key)
     cand = MemoryCandidate(category="pet", summary=new, importance=0.8, key=new_key)
-    result = run(same_fact_messages(old, cand), SameFact)
-    assert isinstance(result, SameFact)
-    return result.same_fact
+    request = SameFactRequest(existing=memory_fields(old), candidate=memory_fields(cand))
+    return same_fact_offline(request, EMBEDDER).same_fact
+
+
+def compose(old: Memory, new: MemoryCandidate) -> ComposedSummary:
+    request = ComposeRequest(existing=memory_fields(old), new=memory_fields(new))
+    return compose_offline(request, EMBEDDER)
+
+
+def profile(ctx: UserContext, mem: Memory) -> ProfileUpdate:
+    return profile_update_offline(profile_request(ctx, mem), EMBEDDER)
+
+
+def episode(request: RememberRequest) -> EpisodicSummary:
+    return episodic_offline(episode_request(request, [], "UTC", 10), EMBEDDER)
 
 
 def test_same_key_is_the_same_fact() -> None:
@@ -161,7 +171,7 @@ def test_compose_newer_wins_and_keeps_older_details() -> None:
         importance=0.8,
         key="profile:pet:luna:age",
     )
-    result = run(compose_messages(old, new), ComposedSummary)
+    result = compose(old, new)
     assert isinstance(result, ComposedSummary)
     assert result.summary == "User's dog Luna is 4 years old."
 
@@ -171,7 +181,7 @@ def test_compose_keeps_the_newer_city() -> None:
     new = MemoryCandidate(
         category="profile", summary="User lives in Porto.", importance=0.85, key="profile:city"
     )
-    result = run(compose_messages(old, new), ComposedSummary)
+    result = compose(old, new)
     assert isinstance(result, ComposedSummary) and result.summary == "User lives in Porto."
 
 
@@ -211,7 +221,7 @@ def test_profile_update_from_a_memory(
     summary: str, key: str | None, category: str, changes: dict[str, object]
 ) -> None:
     ctx = UserContext(name="Ana", city="Paris", goals=["read more"])
-    result = run(profile_messages(ctx, memory(summary, key=key, category=category)), ProfileUpdate)
+    result = profile(ctx, memory(summary, key=key, category=category))
     assert isinstance(result, ProfileUpdate)
     assert result.changes == changes
 
@@ -219,7 +229,7 @@ def test_profile_update_from_a_memory(
 def test_profile_update_is_empty_when_the_profile_already_says_so() -> None:
     ctx = UserContext(city="Lisbon")
     mem = memory("User lives in Lisbon.", key="profile:city", category="profile")
-    result = run(profile_messages(ctx, mem), ProfileUpdate)
+    result = profile(ctx, mem)
     assert isinstance(result, ProfileUpdate) and result.changes == {}
 
 
@@ -227,7 +237,7 @@ def test_episodic_summary_of_an_action_is_notable() -> None:
     request = remember(
         USER, "Remind me to call my mom at 5pm", results=[reminder_result("call my mom")]
     )
-    result = run(summary_messages(request, [], "UTC", 10), EpisodicSummary)
+    result = episode(request)
     assert isinstance(result, EpisodicSummary)
     assert result.notable
     assert result.topic == "a reminder to call your mom"
@@ -236,13 +246,13 @@ def test_episodic_summary_of_an_action_is_notable() -> None:
 
 def test_episodic_summary_of_small_talk_is_not_notable() -> None:
     request = remember(USER, "how are you?", reply="Fine, thanks!")
-    result = run(summary_messages(request, [], "UTC", 10), EpisodicSummary)
+    result = episode(request)
     assert isinstance(result, EpisodicSummary) and not result.notable
 
 
 def test_episodic_summary_of_a_recap_is_notable() -> None:
     request = remember(USER, "what did we discuss yesterday?", reply="We set a reminder.")
-    result = run(summary_messages(request, [], "UTC", 10), EpisodicSummary)
+    result = episode(request)
     assert isinstance(result, EpisodicSummary) and result.notable
     assert result.topic == "what we talked about before"
 
@@ -272,7 +282,7 @@ def test_paraphrased_facts_are_recognised(text: str, summary: str) -> None:
 )
 def test_an_episode_topic_is_words_never_the_request_quoted(text: str, topic: str) -> None:
     request = remember(USER, text, results=[reminder_result("something")])
-    result = run(summary_messages(request, [], "UTC", 10), EpisodicSummary)
+    result = episode(request)
     assert isinstance(result, EpisodicSummary)
     assert result.topic == topic
     assert "“" not in result.topic and '"' not in result.topic
@@ -280,7 +290,7 @@ def test_an_episode_topic_is_words_never_the_request_quoted(text: str, topic: st
 
 def test_a_recap_with_nothing_recapped_is_not_notable() -> None:
     request = remember(USER, "what did we discuss yesterday?", reply="")
-    result = run(summary_messages(request, [], "UTC", 10), EpisodicSummary)
+    result = episode(request)
     assert isinstance(result, EpisodicSummary) and not result.notable
 
 
@@ -298,6 +308,6 @@ def test_compose_keeps_a_named_speakers_subject_and_details() -> None:
         importance=0.8,
         key="person:ingrid:pet:luna:age",
     )
-    result = run(compose_messages(old, new), ComposedSummary)
+    result = compose(old, new)
     assert isinstance(result, ComposedSummary)
     assert result.summary == "Ingrid's dog Luna is 4 years old."
