@@ -18,12 +18,19 @@ from temporalio.worker import Replayer
 
 from memoir.db import migrate, open_pool
 from memoir.embedded_pg import start_embedded_postgres
-from memoir.models import ActionRequest, Classification, EmailMessage, HumanResponse
+from memoir.models import (
+    ActionRequest,
+    Classification,
+    EmailMessage,
+    HitlKind,
+    HitlRequest,
+    HumanResponse,
+)
 from memoir.models import search_attributes as sa
 from memoir.stores import Stores
 from temporal import scenarios as plans
 from temporal.devserver import dev_server_tuning, temporal_cli
-from temporal.harness import Harness, running_harness
+from temporal.harness import Harness, running_harness, until
 from workflows import ALL_WORKFLOWS
 
 HISTORY_DIR = Path(__file__).resolve().parent.parent / "tests" / "histories"
@@ -97,6 +104,29 @@ async def approval_edited(h: Harness) -> str:
     return routed.turn_id or ""
 
 
+async def disambiguation_then_approval(h: Harness) -> str:
+    """Which reminder is asked before the approval (patch `resolve-before-approval`), and the
+    approval then shows the chosen one; answered "2", then "yes", in chat."""
+    for number, text in enumerate(("call mom", "call the bank")):
+        h.llm.script("Plan", plans.remind(text))
+        added = await h.send(f"remind me to {text}", message_id=f"add-{number}")
+        await h.result(added.turn_id or "")
+    h.llm.script("Plan", plans.complete("call", approval=True))
+    routed = await h.send("I'm done with the call", message_id="done")
+    turn_id = routed.turn_id or ""
+    await h.pending(turn_id)
+    await h.send("2", message_id="done-choice")
+
+    async def approval() -> HitlRequest | None:
+        pending = await h.pending(turn_id)
+        return pending if pending.kind is HitlKind.APPROVAL else None
+
+    await until(approval, "the approval after the choice")
+    await h.send("yes", message_id="done-yes")
+    await h.result(turn_id)
+    return turn_id
+
+
 async def expired(h: Harness) -> str:
     h.llm.script("Plan", plans.remind("renew passport", approval=True))
     routed = await h.send("remind me to renew my passport", message_id="expired")
@@ -113,6 +143,7 @@ SCENARIOS: dict[str, Scenario] = {
     "notify_acknowledge": notify_acknowledge,
     "approval_accepted": approval_accepted,
     "approval_edited": approval_edited,
+    "disambiguation_then_approval": disambiguation_then_approval,
     "expired": expired,
 }
 

@@ -27,10 +27,11 @@ def remind(
     )
 
 
-def complete(query: str) -> Plan:
+def complete(query: str, *, approval: bool = False) -> Plan:
     return Plan(
         intent="complete a reminder",
         confidence=0.9,
+        needs_approval=approval,
         steps=[
             PlanStep(
                 id="s1",
