@@ -963,5 +963,75 @@ def doctor(
     raise typer.Exit(run_doctor(as_json=as_json))
 
 
+# ----- memoir bench (issue 11): turns and human-in-the-loop latency on the embedded stack -----
+
+bench_app = typer.Typer(
+    help="Benchmarks on the embedded stack (results in bench/results/).", no_args_is_help=True
+)
+app.add_typer(bench_app, name="bench")
+BenchOut = Annotated[Path, typer.Option(help="Folder for the JSON, markdown and PNG.")]
+BenchDataDir = Annotated[
+    Path | None,
+    typer.Option(help="Data folder of the bench's stack (default: a temporary one, removed)."),
+]
+
+
+@bench_app.command("turns")
+def bench_turns(
+    turns: Annotated[int, typer.Option("--turns", "-n", min=1, help="Turns per phase.")] = 50,
+    in_flight: Annotated[str, typer.Option(help="Turns in flight, one phase each.")] = "1,8,16",
+    kinds: Annotated[str, typer.Option(help="chat, email (comma-separated).")] = "chat,email",
+    systems: Annotated[str, typer.Option(help="memoir, langgraph (comma-separated).")] = (
+        "memoir,langgraph"
+    ),
+    text: Annotated[str, typer.Option(help="The chat turns' message.")] = "Hi there!",
+    durability: Annotated[
+        str, typer.Option(help="LangGraph checkpoint durability: sync, async or exit.")
+    ] = "sync",
+    out: BenchOut = Path("bench/results"),
+    name: Annotated[str, typer.Option(help="Base name of the output files.")] = "turns",
+    data_dir: BenchDataDir = None,
+) -> None:
+    """N turns through the real API and pipeline, sequential and in flight, beside the same
+    stages as a LangGraph graph over PostgresSaver: p50/p95, turns/s, history, CPU per turn."""
+    from memoir.benchmarks.report import turns_markdown, write_report
+    from memoir.benchmarks.turns import TurnsConfig, run_turns
+
+    try:
+        config = TurnsConfig.parse(turns, in_flight, kinds, systems, text, durability)
+    except ValueError as error:
+        raise typer.BadParameter(str(error)) from None
+    report = _run(run_turns(get_settings(), config, say=console.print, data_dir=data_dir))
+    if report is None:
+        raise typer.Exit(130)
+    paths = write_report(report, out, name)
+    console.print(turns_markdown(report), markup=False, highlight=False)
+    console.print("wrote " + ", ".join(str(p) for p in paths))
+
+
+@bench_app.command("hitl")
+def bench_hitl(
+    trials: Annotated[int, typer.Option("--trials", "-n", min=1, help="Answers per source.")] = 50,
+    sources: Annotated[str, typer.Option(help="inbox, chat (comma-separated).")] = "inbox,chat",
+    out: BenchOut = Path("bench/results"),
+    name: Annotated[str, typer.Option(help="Base name of the output files.")] = "hitl",
+    data_dir: BenchDataDir = None,
+) -> None:
+    """From a person's answer (inbox or chat) to the turn's next activity starting: p50/p95."""
+    from memoir.benchmarks.hitl import HitlConfig, run_hitl
+    from memoir.benchmarks.report import hitl_markdown, write_report
+
+    try:
+        config = HitlConfig.parse(trials, sources)
+    except ValueError as error:
+        raise typer.BadParameter(str(error)) from None
+    report = _run(run_hitl(get_settings(), config, say=console.print, data_dir=data_dir))
+    if report is None:
+        raise typer.Exit(130)
+    paths = write_report(report, out, name)
+    console.print(hitl_markdown(report), markup=False, highlight=False)
+    console.print("wrote " + ", ".join(str(p) for p in paths))
+
+
 if __name__ == "__main__":
     app()
