@@ -252,7 +252,8 @@ class AgentTurnWorkflow:
         return [f"Respond to the email: {self._email_markdown()}", respond_note(answer.text)]
 
     async def _plan_with_human(self, turn: TurnRequest, feedback: list[str]) -> Plan:
-        """Stages 6-8: plan, capability check, then clarify or approve, re-planning as told."""
+        """Stages 6-8: plan, capability check, then clarify, or resolve (which one?) and approve,
+        re-planning as told."""
         for _ in range(self._input.max_replans + 1):
             self._stage = "plan"
             plan = await self._activity(

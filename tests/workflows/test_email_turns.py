@@ -32,6 +32,7 @@ from memoir.tools import ToolRegistry
 from memoir.tools.email import message_id_for
 from temporal import scenarios as plans
 from temporal.harness import Harness, running_harness, until
+from workflows.hitl import CANCELLED_REPLY
 
 
 class CrashAfterSideEffect(ToolRegistry):
@@ -196,6 +197,22 @@ async def test_two_dans_ask_which_first_then_the_approval_shows_the_chosen_addre
     assert result.status is TurnStatus.COMPLETED and result.actions[0].success
     assert [m.to for m in mail_sink.messages()] == ["Dan Smith <dan.smith@example.com>"]
     assert [o.kind for o in result.hitl] == [HitlKind.DISAMBIGUATION, HitlKind.APPROVAL]
+
+
+async def test_ignoring_which_dan_cancels_the_turn_without_asking_the_approval(
+    email_harness: Harness, mail_sink: MailSink
+) -> None:
+    harness = email_harness
+    await harness.stores.contacts.add(harness.user.user_id, "Dan Smith", "dan.smith@example.com")
+    await harness.stores.contacts.add(harness.user.user_id, "Dan Brown", "dan.brown@example.org")
+    harness.llm.script("Plan", plans.send_email(to="Dan"))
+    routed = await harness.send("email Dan hello")
+    question = await harness.pending(routed.turn_id or "")
+    await harness.answer_inbox(question, HumanResponse(type="ignore"))
+    result = await harness.result(routed.turn_id or "")
+    assert (result.status, result.reply) == (TurnStatus.COMPLETED, CANCELLED_REPLY)
+    assert [o.kind for o in result.hitl] == [HitlKind.DISAMBIGUATION]
+    assert result.actions == [] and mail_sink.messages() == []
 
 
 async def test_feedback_on_the_approval_replans_without_asking_which_dan_again(
