@@ -2,33 +2,50 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
+from datetime import datetime
+from typing import Literal
 from zoneinfo import ZoneInfo
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+from pydantic import BaseModel, Field
 
-from memoir.llm import structured
+from memoir.llm.offline_planner import plan_offline
 from memoir.llm.prompts import (
     CAPABILITY_ARGS,
     EMAIL_REQUEST_PREFIX,
     NONE,
     PLANNER_SYSTEM_PROMPT,
     PLANNER_USER_PROMPT,
+    approval_feedback,
+    clarification_feedback,
     render_bullets,
     render_email_request,
     render_latest_actions,
     render_recent_messages,
     render_tools,
+    respond_feedback,
 )
-from memoir.models import Plan, PlanRequest, PlanStep
+from memoir.llm.providers import ask
+from memoir.models import (
+    EmailMessage,
+    LatestAction,
+    Plan,
+    PlanRequest,
+    PlanStep,
+    RecentMessage,
+)
 
 __all__ = [
     "APPROVAL_CAPABILITIES",
     "KNOWN_CAPABILITIES",
+    "Feedback",
+    "PlannerRequest",
     "make_plan",
     "planner_messages",
-    "request_text",
+    "planner_request",
     "validate_plan",
 ]
 
@@ -56,65 +73,140 @@ APPROVAL_CAPABILITIES = frozenset(
 DROP_PENALTY = 0.7  # confidence multiplier per dropped step
 
 
-def request_text(request: PlanRequest) -> str:
-    """What to plan: the message, or "Respond to the email …" for an email turn."""
-    message = request.turn.message
-    if message.email is not None:
-        return render_email_request(message.email)
-    return message.text
+class Feedback(BaseModel):
+    """A person's answer to an earlier question of the turn."""
+
+    kind: Literal["clarification", "draft"] = Field(
+        description="clarification: completes or replaces the request; draft: revises the draft."
+    )
+    text: str
+    action: str | None = Field(default=None, description="The proposed capability it is about.")
+
+    def line(self) -> str:
+        """The feedback line the prompt shows (`memoir.llm.prompts` formats)."""
+        if self.kind == "clarification":
+            return clarification_feedback(self.text)
+        return (
+            approval_feedback(self.action, self.text)
+            if self.action
+            else respond_feedback(self.text)
+        )
 
 
-def _now_line(request: PlanRequest) -> tuple[str, str, str]:
-    context = request.turn.context
+class PlannerRequest(BaseModel):
+    """Everything the planner prompt shows, typed: the offline planner reads these fields."""
+
+    request: str = Field(description="The user's message (an email turn: the email's text).")
+    email: EmailMessage | None = Field(default=None, description="The email to answer, if any.")
+    recent_messages: list[RecentMessage] = Field(default_factory=list)
+    reply_to: str | None = None
+    feedback: list[Feedback] = Field(default_factory=list)
+    name: str = ""
+    language: str = "en"
+    profile_line: str = ""
+    memory: list[str] = Field(default_factory=list)
+    latest_actions: list[LatestAction] = Field(default_factory=list)
+    now: datetime = Field(description="Now, in the user's timezone.")
+    timezone: str = "UTC"
+    now_line: str = ""
+    capabilities: list[str] = Field(default_factory=list)
+    response_preferences: str = ""
+    cal_preferences: str = ""
+
+
+# The workflow's feedback lines (PlanRequest.feedback): seed 000's notify → respond message, an
+# approval's feedback on the proposed step, a clarification. "Respond to the email: …" lines
+# repeat the turn's email and are left out.
+_APPROVAL_LINE = re.compile(
+    r"^(?:User gave feedback|Feedback) on the proposed (?P<action>[\w.]+):\s*(?P<text>.*)$", re.S
+)
+_RESPOND_PREFIX = respond_feedback("")
+_CLARIFICATION_PREFIX = clarification_feedback("")
+
+
+def read_feedback(lines: list[str]) -> list[Feedback]:
+    """Typed feedback from the workflow's feedback lines."""
+    out = []
+    for line in (raw.strip() for raw in lines):
+        if m := _APPROVAL_LINE.match(line):
+            out.append(Feedback(kind="draft", action=m["action"], text=m["text"].strip()))
+        elif line.startswith(_RESPOND_PREFIX.strip()):
+            out.append(Feedback(kind="draft", text=line[len(_RESPOND_PREFIX.strip()) :].strip()))
+        elif line.startswith(_CLARIFICATION_PREFIX.strip()):
+            text = line[len(_CLARIFICATION_PREFIX.strip()) :].strip()
+            out.append(Feedback(kind="clarification", text=text))
+        elif line and not line.startswith(EMAIL_REQUEST_PREFIX):
+            out.append(Feedback(kind="clarification", text=line))
+    return [f for f in out if f.text]
+
+
+def planner_request(
+    request: PlanRequest,
+    capabilities: list[str],
+    preferences: Mapping[str, str] | None = None,
+) -> PlannerRequest:
+    """The typed planner request of a turn; `preferences` may hold the `response_preferences`
+    and `cal_preferences` texts (seed 000: the response agent reads them)."""
+    turn = request.turn
+    context, prefs = turn.context, preferences or {}
     tz = context.user.timezone or "UTC"
     try:
         local = context.now.astimezone(ZoneInfo(tz))
     except Exception:  # unknown zone: fall back to UTC rather than fail the turn
         tz, local = "UTC", context.now.astimezone(ZoneInfo("UTC"))
-    line = request.turn.memory.now_line or f"Now: {local:%A %Y-%m-%d %H:%M} {tz}"
-    return line, local.isoformat(), tz
+    message = turn.message
+    return PlannerRequest(
+        request=message.email.body if message.email else message.text,
+        email=message.email,
+        recent_messages=context.recent_messages,
+        reply_to=context.reply_context,
+        feedback=read_feedback(request.feedback),
+        name=context.user.name,
+        language=context.user.language,
+        profile_line=turn.memory.profile_line,
+        memory=turn.memory.bullets,
+        latest_actions=sorted(context.latest_actions, key=lambda a: a.created_at, reverse=True),
+        now=local,
+        timezone=tz,
+        now_line=turn.memory.now_line or f"Now: {local:%A %Y-%m-%d %H:%M} {tz}",
+        capabilities=list(capabilities),
+        response_preferences=prefs.get("response_preferences", "").strip(),
+        cal_preferences=prefs.get("cal_preferences", "").strip(),
+    )
 
 
-def planner_messages(
-    request: PlanRequest,
-    capabilities: list[str],
-    preferences: Mapping[str, str] | None = None,
-) -> list[BaseMessage]:
+def planner_messages(request: PlannerRequest) -> list[BaseMessage]:
     """The rendered planner prompts (formats in `memoir.llm.prompts`)."""
-    turn = request.turn
-    user = turn.context.user
-    now_line, now_iso, tz = _now_line(request)
     profile = "\n".join(
         line
-        for line in (f"Name: {user.name}", f"Language: {user.language}", turn.memory.profile_line)
+        for line in (f"Name: {request.name}", f"Language: {request.language}", request.profile_line)
         if line.strip()
     )
-    prefs = preferences or {}
     pref_text = "\n\n".join(
-        f"{label}:\n{prefs[key].strip()}"
-        for key, label in (
-            ("response_preferences", "Response preferences"),
-            ("cal_preferences", "Calendar preferences"),
+        f"{label}:\n{text}"
+        for label, text in (
+            ("Response preferences", request.response_preferences),
+            ("Calendar preferences", request.cal_preferences),
         )
-        if prefs.get(key, "").strip()
+        if text
     )
     system = PLANNER_SYSTEM_PROMPT.format(
         email_request_prefix=EMAIL_REQUEST_PREFIX,
         tools=render_tools(KNOWN_CAPABILITIES),
-        capabilities=render_bullets(capabilities),
+        capabilities=render_bullets(request.capabilities),
         profile=profile or NONE,
-        memory=render_bullets(turn.memory.bullets),
+        memory=render_bullets(request.memory),
         preferences=pref_text or NONE,
-        latest_actions=render_latest_actions(turn.context.latest_actions),
-        now_line=now_line,
-        now_iso=now_iso,
-        timezone=tz,
+        latest_actions=render_latest_actions(request.latest_actions),
+        now_line=request.now_line,
+        now_iso=request.now.isoformat(),
+        timezone=request.timezone,
     )
     user_prompt = PLANNER_USER_PROMPT.format(
-        recent_messages=render_recent_messages(turn.context.recent_messages),
-        reply_to=turn.context.reply_context.strip() if turn.context.reply_context else NONE,
-        feedback=render_bullets(request.feedback),
-        request=request_text(request),
+        recent_messages=render_recent_messages(request.recent_messages),
+        reply_to=request.reply_to.strip() if request.reply_to else NONE,
+        feedback=render_bullets(f.line() for f in request.feedback),
+        request=render_email_request(request.email) if request.email else request.request,
     )
     return [SystemMessage(content=system), HumanMessage(content=user_prompt)]
 
@@ -123,16 +215,15 @@ async def make_plan(
     llm: BaseChatModel,
     request: PlanRequest,
     capabilities: list[str],
-    *,
     preferences: Mapping[str, str] | None = None,
 ) -> Plan:
-    """Plan the turn's request with `llm`, then `validate_plan` it.
+    """Plan the turn's request with `llm` (or offline), then `validate_plan` it.
 
     `capabilities` are the user's connected tools; `preferences` may hold the
-    `response_preferences` and `cal_preferences` texts (seed 000: the response agent reads them).
+    `response_preferences` and `cal_preferences` texts.
     """
-    runnable = structured(llm, Plan)
-    plan = await runnable.ainvoke(planner_messages(request, capabilities, preferences))
+    typed = planner_request(request, capabilities, preferences)
+    plan = await ask(llm, Plan, typed, render=planner_messages, offline=plan_offline)
     return validate_plan(plan)
 
 

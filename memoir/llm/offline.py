@@ -6,7 +6,7 @@ It parses the same rendered prompts that `ChatOpenAI` reads (formats in `memoir.
   takes a typed request: `memoir.responder`);
 - `with_structured_output(schema)` returns a Runnable that produces an instance of `schema`,
   dispatching on the schema's name: `TriageDecision` (general rules + targeted lessons),
-  `Plan` (the planner rules), `UserPreferences` (one targeted line). The memory engine's
+  `UserPreferences` (one targeted line). The memory engine's
   calls take typed requests instead (`memoir.memory.llm_calls`, `memoir.llm.offline_memory`).
 
 Other modules may teach it more schemas with `register_offline_skill`.
@@ -27,7 +27,6 @@ from langchain_core.runnables import Runnable, RunnableLambda
 from pydantic import BaseModel, ConfigDict, Field
 
 from memoir.embeddings import Embedder, get_local_embedder
-from memoir.llm.offline_planner import plan_offline
 from memoir.llm.offline_preferences import update_preferences_offline
 from memoir.llm.offline_triage import triage_offline
 from memoir.llm.offline_writer import reply_to_messages
@@ -38,7 +37,6 @@ OfflineSkill = Callable[[list[BaseMessage], "OfflineChatModel"], BaseModel]
 
 _SKILLS: dict[str, OfflineSkill] = {
     "TriageDecision": lambda messages, _model: triage_offline(messages),
-    "Plan": lambda messages, _model: plan_offline(messages),
     "UserPreferences": lambda messages, _model: update_preferences_offline(messages),
 }
 

@@ -1,363 +1,853 @@
-"""Offline planner skill: seed 002's PlannerNode as ordered, explainable rules.
+"""Offline planner: seed 002's PlannerNode from declarative tables, on a typed `PlannerRequest`.
 
-Reads the rendered `PLANNER_SYSTEM_PROMPT` / `PLANNER_USER_PROMPT` (sections named in
-`prompts.PLANNER_SECTIONS`). Rules, first match wins:
+- An email to answer gets a reply drafted from `memoir/data/planner_drafts.yaml` (the kind of
+  email, the response preferences' sign-off and tone, feedback that revises the draft), or, for a
+  meeting request with a time and the calendar connected, an availability check and a proposed
+  event for approval.
+- A short follow-up ("cancel it", "move it to 5pm", "do it") applies to the latest action or
+  accepts the assistant's last proposal.
+- Any other request gets the intent of `memoir/data/planner_intents.yaml` whose rule fires first,
+  else of its nearest example (MiniLM), and the intent's builder fills the tool's args; calendar
+  steps follow the calendar preferences (length, hours and days to avoid, default attendees).
 
-1. `Respond to the email …` → one email.send reply to the author (approval).
-2. Short referential messages ("cancel it", "mark it done", "move it to 5pm", "do it") →
-   the most recent plausible Latest Action (or the assistant's last proposal); otherwise
-   intent_unclear, confidence 0.3, with a question.
-3. Reminders: delete all (high risk), delete one (medium), complete, create (missing
-   "what" / "when" → missing_fields and a question), list.
-4. Email ("email Dan that …", "reply to …", "send an email to …") → email.send (approval).
-5. Calendar: move → calendar.update, cancel → calendar.cancel, schedule/book →
-   calendar.schedule (all approval), "am I free" → calendar.availability.
-6. contacts.lookup, knowledge.search, notes.draft, handoff.draft.
-
-Only connected capabilities where there is a choice: when the first matching rule's plan needs a
-capability the "Connected Capabilities" section does not list and an alternative rule
-(`_ALTERNATIVES`) serves the same request with connected ones, that plan wins. Otherwise the
-plan stays, and the capability check gives its fixed "connect …" reply (seed 002).
-7. Greetings, thanks, questions → intent_type conversation, no steps. Anything else →
-   intent_unclear.
-
-Feedback lines are applied first: a clarification that is a complete request on its own
-replaces the request, otherwise it completes it ("remind me to call mom" + "at 5pm");
-respond/approval feedback becomes the body of the email reply.
+Every plan's reasoning says which rule or example fired. Clarifications complete or replace the
+request; where a capability is not connected and another intent serves the request with a
+connected one (`alternatives`), that plan wins.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
-from typing import Any, Literal
-from zoneinfo import ZoneInfo
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from functools import cache
+from importlib import resources
+from typing import TYPE_CHECKING, Any, Literal
 
-from langchain_core.messages import BaseMessage
+import numpy as np
+import yaml
 
-from memoir.llm._text import (
-    first_name,
-    human_texts,
-    normalize_subject,
-    sentence,
-    system_text,
-    to_first_person,
-)
-from memoir.llm.offline_facts import extract_facts
-from memoir.llm.offline_triage import RESPOND_MARKERS, direct_questions
-from memoir.llm.prompts import (
-    APPROVAL_FEEDBACK_RE,
-    CLARIFICATION_FEEDBACK_RE,
-    EMAIL_REQUEST_PREFIX,
-    PLANNER_SECTIONS,
-    RESPOND_FEEDBACK_RE,
-    parse_latest_actions,
-    split_sections,
+from memoir.embeddings import Embedder
+from memoir.llm._text import email_address, first_name, normalize_subject, sentence, to_first_person
+from memoir.llm.preference_kinds import (
+    WEEKDAYS,
+    minutes_in,
+    read_calendar_rules,
+    read_response_style,
 )
 from memoir.models import LatestAction, Plan, PlanStep
 from memoir.models.plan import missing_capabilities
-from memoir.timeparse import parse_when, strip_when
+from memoir.timeparse import find_time_phrases, parse_when, strip_when
+
+if TYPE_CHECKING:
+    from memoir.planner import PlannerRequest
 
 Risk = Literal["low", "medium", "high"]
 I = re.I  # noqa: E741
+PRONOUNS = {"it", "that", "this", "them", "those", "these", "that one", "this one", "one"}
+DEFAULT_MINUTES = 30
+MEETING_NOUN = (
+    r"\b(?:meeting|call|sync|1:1|one[- ]on[- ]one|catch[- ]?up|appointment|lunch|coffee|"
+    r"interview|stand-?up|session|event|demo)s?\b"
+)
+
+
+@cache
+def _data(name: str) -> dict[str, Any]:
+    text = (resources.files("memoir") / "data" / f"planner_{name}.yaml").read_text("utf-8")
+    table: dict[str, Any] = yaml.safe_load(text)
+    return table
+
+
+_examples: dict[int, tuple[list[tuple[str, str]], np.ndarray]] = {}
+
+
+def _nearest(text: str, embedder: Embedder) -> tuple[str, str, float] | None:
+    """(intent, example, cosine similarity) of the example nearest to `text`."""
+    if id(embedder) not in _examples:
+        pairs = [(n, e) for n, s in _data("intents")["intents"].items() for e in s["examples"]]
+        _examples[id(embedder)] = (pairs, np.array(embedder.embed([e for _, e in pairs])))
+    pairs, matrix = _examples[id(embedder)]
+    scores = matrix @ np.array(embedder.embed([text])[0])
+    best = int(np.argmax(scores))
+    return (*pairs[best], float(scores[best])) if len(pairs) else None
 
 
 @dataclass
-class PlannerContext:
-    """What the planner prompt says, parsed."""
+class Match:
+    """The intent of a request text, its slots, and the rule or example that fired."""
 
-    request: str
-    now: datetime
-    timezone: str
-    name: str = ""
-    capabilities: list[str] = field(default_factory=list)
-    latest_actions: list[LatestAction] = field(default_factory=list)
-    recent: list[tuple[str, str]] = field(default_factory=list)
-    preferences: str = ""
-    reply_to: str = ""
-    clarifications: list[str] = field(default_factory=list)
-    reply_feedback: list[str] = field(default_factory=list)
+    intent: str
+    groups: dict[str, str]
+    why: str
 
 
-def parse_planner_prompt(messages: list[BaseMessage]) -> PlannerContext:
-    """The planner prompt's sections, parsed into a `PlannerContext`."""
-    text = system_text(messages) + "\n\n" + "\n\n".join(human_texts(messages))
-    sec = split_sections(text, PLANNER_SECTIONS)
-    now_block = sec.get("Now", "")
-    tz_match = re.search(r"^Timezone:\s*(\S+)", now_block, re.M)
-    timezone = tz_match.group(1) if tz_match else "UTC"
-    iso = re.search(r"^ISO:\s*(\S+)", now_block, re.M)
-    try:
-        now = datetime.fromisoformat(iso.group(1)) if iso else datetime.now(UTC)
-    except ValueError:
-        now = datetime.now(UTC)
-    if now.tzinfo is None:
-        now = now.replace(tzinfo=ZoneInfo(timezone))
-    name_match = re.search(r"^Name:\s*(.+)$", sec.get("Profile", ""), re.M)
-    recent = []
-    for line in sec.get("Recent Messages", "").splitlines():
-        m = re.match(r"^- (user|assistant|tool): (.*)$", line)
-        if m:
-            recent.append((m.group(1), m.group(2)))
-    ctx = PlannerContext(
-        request=sec.get("Request", "").strip(),
-        now=now,
-        timezone=timezone,
-        name=name_match.group(1).strip() if name_match else "",
-        capabilities=[
-            line[2:].strip()
-            for line in sec.get("Connected Capabilities", "").splitlines()
-            if line.startswith("- ")
-        ],
-        latest_actions=parse_latest_actions(sec.get("Latest Actions", "")),
-        recent=recent,
-        preferences=sec.get("Preferences", ""),
-        reply_to=sec.get("Replying To", ""),
-    )
-    for line in sec.get("Feedback", "").splitlines():
-        item = line[2:].strip() if line.startswith("- ") else line.strip()
-        if not item:
-            continue
-        if (m := RESPOND_FEEDBACK_RE.match(item)) or (m := APPROVAL_FEEDBACK_RE.match(item)):
-            if m.group("feedback").strip():
-                ctx.reply_feedback.append(m.group("feedback").strip())
-        elif m := CLARIFICATION_FEEDBACK_RE.match(item):
-            if m.group("answer").strip():
-                ctx.clarifications.append(m.group("answer").strip())
-        elif item.startswith(EMAIL_REQUEST_PREFIX):
-            # Seed 000 puts "Respond to the email: <markdown>" in the messages; the request
-            # already carries the email, so this line only matters when it does not.
-            if not ctx.request.startswith(EMAIL_REQUEST_PREFIX):
-                ctx.request = item
-        else:
-            ctx.clarifications.append(item)
-    return ctx
-
-
-# ------------------------------------------------------------------------------------------
-# Plan builders
-# ------------------------------------------------------------------------------------------
-
-
-def _step(
-    capability: str,
-    args: dict[str, Any],
-    description: str,
-    step_id: str = "s1",
-    depends_on: list[str] | None = None,
-) -> PlanStep:
-    return PlanStep(
-        id=step_id,
-        capability=capability,
-        args=args,
-        depends_on=depends_on or [],
-        description=description,
-    )
+def _step(cap: str, args: dict[str, Any], text: str, sid: str = "s1", deps: Any = ()) -> PlanStep:
+    return PlanStep(id=sid, capability=cap, args=args, depends_on=list(deps), description=text)
 
 
 def _operation(
-    intent: str,
-    steps: list[PlanStep],
-    reasoning: str,
-    *,
-    risk: Risk = "low",
-    needs_approval: bool = False,
-    confidence: float = 0.9,
+    intent: str, steps: list[PlanStep], why: str, *, risk: Risk = "low", confidence: float = 0.9
 ) -> Plan:
+    """An operation; side effects beyond reminders.create need approval (medium risk at least)."""
+    approval = any(
+        s.capability.split(".")[0] in ("email", "calendar") or s.capability == "reminders.delete"
+        for s in steps
+        if not s.capability.endswith("availability")
+    )
+    risk = "medium" if approval and risk == "low" else risk
     return Plan(
         intent=intent,
-        intent_type="operation",
         confidence=confidence,
         risk=risk,
-        needs_approval=needs_approval,
+        needs_approval=approval,
         steps=steps,
-        reasoning=reasoning,
+        reasoning=why,
     )
 
 
-def _missing(intent: str, fields: list[str], question: str, reasoning: str) -> Plan:
+def _missing(intent: str, fields: list[str], question: str, why: str) -> Plan:
     return Plan(
-        intent=intent,
-        intent_type="operation",
-        confidence=0.8,
-        missing_fields=fields,
-        question=question,
-        reasoning=reasoning,
+        intent=intent, confidence=0.8, missing_fields=fields, question=question, reasoning=why
     )
 
 
-def _unclear(reasoning: str, question: str, confidence: float = 0.3) -> Plan:
-    return Plan(
-        intent="intent_unclear",
-        intent_type="operation",
-        confidence=confidence,
-        question=question,
-        reasoning=reasoning,
-    )
+def _unclear(why: str, question: str, confidence: float = 0.3) -> Plan:
+    return Plan(intent="intent_unclear", confidence=confidence, question=question, reasoning=why)
 
 
-def _conversation(intent: str, reasoning: str, *, meta: bool = False) -> Plan:
-    return Plan(
-        intent=intent,
-        intent_type="meta" if meta else "conversation",
-        confidence=0.9,
-        reasoning=reasoning,
-    )
-
-
-def _fmt(when: datetime, tz: str) -> str:
-    return f"{when:%a %d %b %H:%M} ({tz})"
-
-
-_QUERY_NOISE = re.compile(r"^(?:the|my|a|an|that|this|our)\s+|\s+(?:reminders?|please)$", I)
-PRONOUNS = {"it", "that", "this", "them", "those", "these", "that one", "this one", "one"}
+def _fmt(when: datetime) -> str:
+    return f"{when:%a %d %b %H:%M} ({when.tzinfo})"
 
 
 def _clean(text: str) -> str:
-    text = text.strip().strip(" .,!?;:\"'")
+    """`text` without surrounding punctuation, leading articles and a trailing 'reminder'."""
     previous = None
     while previous != text:
-        previous = text
-        text = _QUERY_NOISE.sub("", text).strip().strip(" .,!?;:\"'")
+        previous, text = text, text.strip().strip(" .,!?;:\"'")
+        text = re.sub(
+            r"^(?:the|my|a|an|that|this|our)\s+|\s+(?:reminders?|please)$", "", text, flags=I
+        )
     return text
 
 
-# ------------------------------------------------------------------------------------------
-# Email reply (seed 000 "Respond to the email")
-# ------------------------------------------------------------------------------------------
-
-_MEETING_RE = re.compile(
-    r"\bmeet(?:ing)?\b|\bcall\b|\bsync\b|\bcatch up\b|\bavailable\b|\bare you free\b|"
-    r"\bschedule\b|\binvite\b",
-    I,
-)
+def _signed(sign_off: str, name: str) -> str:
+    """ "Cheers, Ana" → "Cheers,\\nAna"; "Best regards," → "Best regards,\\n<name>"."""
+    if sign_off.endswith(","):
+        return f"{sign_off}\n{name}".strip()
+    return sign_off.replace(", ", ",\n", 1)
 
 
-def _pref(preferences: str, pattern: str) -> str | None:
-    found = re.findall(pattern, preferences, I)
-    return found[-1] if found else None
+class OfflinePlanner:
+    """The plan for one `PlannerRequest` (see the module docstring)."""
 
+    def __init__(self, request: PlannerRequest, embedder: Embedder) -> None:
+        self.req, self.embedder = request, embedder
+        self.now, self.tz = request.now, request.timezone
+        self.style = read_response_style(request.response_preferences)
+        self.cal = read_calendar_rules(request.cal_preferences)
+        self.revisions = [f for f in request.feedback if f.kind == "draft"]
 
-def _signoff(ctx: PlannerContext) -> str:
-    learned = _pref(ctx.preferences, r'signing off with "([^"]+)"')
-    if learned:
-        return learned.replace(", ", ",\n", 1) if "," in learned else learned
-    return "Best regards," + (f"\n{ctx.name}" if ctx.name else "")
+    # ----- the request --------------------------------------------------------------------
 
+    def plan(self) -> Plan:
+        """The plan for the request, with the clarifications applied."""
+        if self.req.email is not None:
+            return self._email_reply()
+        text, notes = self.req.request.strip(), []
+        for answer in (f.text for f in self.req.feedback if f.kind == "clarification"):
+            alone, current = self._plan_text(answer), self._plan_text(text)
+            if _complete(alone) or (current.intent == "intent_unclear" and alone.steps):
+                notes.append(
+                    f"The clarification “{answer}” is a complete request: it replaces “{text}”."
+                )
+                text = answer
+            else:
+                notes.append(
+                    f"The clarification “{answer}” completes the request: “{text} {answer}”."
+                )
+                text = f"{text} {answer}"
+        plan = self._plan_text(text)
+        if missing := self._unconnected(plan):
+            notes.append(
+                f"Not connected for this user: {', '.join(missing)} (the capability "
+                "check will say so)."
+            )
+        plan.reasoning = " ".join([plan.reasoning, *notes]).strip()
+        return plan
 
-def _greeting(ctx: PlannerContext, who: str) -> str:
-    learned = _pref(ctx.preferences, r'opening with "([^"]+)"')
-    if learned:
-        return learned.replace("<name>", who)
-    return f"Hi {who},"
-
-
-def _content_from_feedback(feedback: str) -> str:
-    text = feedback.strip()
-    text = re.sub(
-        r"^(?:please\s+)?(?:tell|let)\s+(?:him|her|them|\w+)\s+(?:know\s+)?(?:that\s+)?",
-        "",
-        text,
-        flags=I,
-    )
-    text = re.sub(
-        r"^(?:please\s+)?(?:say|reply|respond|answer|write)\s+(?:back\s+)?(?:that\s+|with\s+)?",
-        "",
-        text,
-        flags=I,
-    )
-    return sentence(text)
-
-
-def _compose(ctx: PlannerContext, who: str, content: str) -> str:
-    return f"{_greeting(ctx, who)}\n\n{content}\n\n{_signoff(ctx)}"
-
-
-def _email_reply(ctx: PlannerContext, request: str) -> Plan:
-    head = re.match(rf"^{re.escape(EMAIL_REQUEST_PREFIX)}(?:\s*\(id (?P<id>[^)]*)\))?:?", request)
-    email_id = head.group("id") if head and head.group("id") else None
-
-    def field_(name: str) -> str:
-        m = re.search(rf"\*\*{name}\*\*:[ \t]*(.*?)[ \t]*(?=\*\*\w+\*\*:|$)", request, re.M)
-        return m.group(1).strip() if m else ""
-
-    author, subject = field_("From"), field_("Subject")
-    to_line = re.search(r"^\*\*To\*\*:.*$", request, re.M)
-    if to_line and to_line.group(0).count("**") > 2:  # flattened to one line
-        to_line = re.search(r"\*\*To\*\*:[ \t]*\S+", request)
-    body = request[to_line.end() :].strip() if to_line else ""
-    body = re.sub(r"\n-{3,}\s*$", "", body).strip()
-    who = first_name(author) if author else "there"
-    reasons = [f"The request is an email from {author or 'an unknown sender'} to answer."]
-    if ctx.reply_feedback:
-        content = " ".join(_content_from_feedback(f) for f in ctx.reply_feedback)
-        reasons.append(f"The user's feedback decides what the reply says: {ctx.reply_feedback}.")
-    elif _MEETING_RE.search(f"{subject}\n{body}") and re.search(
-        r"\?|\bwould like to\b|\bcan we\b|\blet'?s\b", body, I
-    ):
-        content = "Thanks for the invitation. I'll check my calendar and confirm a time shortly."
-        reasons.append("It is a meeting request, so the reply acknowledges it and promises a time.")
-    elif direct_questions(body) or any(p.search(body) for p, _ in RESPOND_MARKERS):
-        content = "Thanks for your email. I'll look into this and get back to you shortly."
-        reasons.append("It asks a question or a favour, so the reply acknowledges it politely.")
-    else:
-        content = "Thanks for your email, I've received it and will get back to you if needed."
-        reasons.append("It asks nothing specific, so the reply is a short acknowledgement.")
-    if re.search(r"\bdeadline\b", ctx.preferences, I):
-        deadline = re.search(
-            r"\b(?:deadline[^.?!\n]*|by (?:eod|end of (?:day|week)|monday|tuesday|wednesday|"
-            r"thursday|friday|tomorrow)\b[^.?!\n]*)",
-            body,
-            I,
+    def _plan_text(self, text: str, *, referential: bool = True) -> Plan:
+        text = text.strip()
+        if not text:
+            return _unclear("The request is empty.", "What would you like me to do?")
+        if referential and (plan := self._referential(text)):
+            return plan
+        match = self._match(text)
+        if match is not None and (plan := self._build(match, text)) is not None:
+            for other in _data("intents")["alternatives"].get(match.intent, []):
+                plan = self._prefer_connected(plan, other, text)
+            plan.reasoning = f"{match.why}. {plan.reasoning}"
+            return plan
+        return _unclear(
+            f"“{text}” matches no intent rule or example closely enough.",
+            "Sorry, I didn't get that — what would you like me to do?",
         )
-        if deadline:
-            content += f" I've noted the deadline ({deadline.group(0).strip()})."
-            reasons.append("The response preferences ask to acknowledge deadlines.")
-    reply_subject = subject if re.match(r"^\s*re\s*:", subject, I) else f"Re: {subject}"
-    args: dict[str, Any] = {
-        "to": author,
-        "subject": reply_subject,
-        "body": _compose(ctx, who, content),
-    }
-    if email_id:
-        args["in_reply_to"] = email_id
-    reasons.append("Sending email needs the user's approval.")
-    step = _step("email.send", args, f'Reply to {author} about "{normalize_subject(subject)}"')
-    return _operation(
-        f"reply to {who}'s email",
-        [step],
-        " ".join(reasons),
-        risk="medium",
-        needs_approval=True,
-    )
+
+    def _match(self, text: str, only: str | None = None) -> Match | None:
+        """The first intent whose rule fires, else the intent of the nearest example."""
+        table = _data("intents")
+        if match := self._rule(text, only, fallback=False):
+            return match
+        near = None if only else _nearest(text, self.embedder)
+        if near is None or near[2] < table["fuzzy_threshold"]:
+            return self._rule(text, only, fallback=True)
+        name, example, score = near
+        spec = table["intents"][name]
+        if len(text.split()) > spec.get("max_words", 99):
+            return None
+        why = f"Intent {name}: nearest example “{example}” (similarity {score:.2f})"
+        rest = re.sub(spec.get("lead", "^$"), "", text, count=1, flags=I).strip()
+        groups: dict[str, str] = {"rest": rest} if "lead" in spec else {}
+        if spec.get("fuzzy_as") and (
+            again := self._match(spec["fuzzy_as"].format(rest=rest), name)
+        ):
+            groups = again.groups
+        return Match(name, groups, why)
+
+    def _rule(self, text: str, only: str | None, *, fallback: bool) -> Match | None:
+        """The first intent (of the fallback ones, or the others) whose rule fires."""
+        words = len(text.split())
+        for name, spec in _data("intents")["intents"].items():
+            if only not in (None, name) or spec.get("fallback", False) != fallback:
+                continue
+            for rule in spec["rules"] if words <= spec.get("max_words", words) else []:
+                if m := re.search(rule, text, I):
+                    groups = {k: v for k, v in m.groupdict().items() if v is not None}
+                    return Match(name, groups, f"Intent {name}: a rule fired on “{m[0].strip()}”")
+        return None
+
+    def _build(self, match: Match, text: str) -> Plan | None:
+        spec = _data("intents")["intents"][match.intent]
+        if kind := spec.get("kind"):
+            return Plan(
+                intent=match.intent,
+                intent_type=kind,
+                confidence=spec.get("confidence", 0.9),
+                reasoning="No tool is needed." if kind != "meta" else "About the assistant.",
+            )
+        builder: Callable[[str, dict[str, str]], Plan | None] = getattr(
+            self, "_" + match.intent.replace(".", "_")
+        )
+        return builder(text, match.groups)
+
+    def _unconnected(self, plan: Plan) -> list[str]:
+        """The families the plan needs that are not connected (none when none are listed)."""
+        caps = self.req.capabilities
+        return missing_capabilities(plan.steps, caps) if caps else []
+
+    def _prefer_connected(self, plan: Plan, other: str, text: str) -> Plan:
+        """`plan`, unless it needs an unconnected capability that intent `other` does without."""
+        if not (missing := self._unconnected(plan)):
+            return plan
+        match = self._match(text, only=other)
+        alt = self._build(match, text) if match else None
+        if alt is None or not alt.steps or self._unconnected(alt):
+            return plan
+        alt.reasoning = (
+            f"{plan.steps[0].capability} would need {', '.join(missing)}, which is "
+            f"not connected; {other} is connected and serves the request. " + alt.reasoning
+        )
+        return alt
+
+    # ----- referential follow-ups (seed 002 Latest Actions) ----------------------------------
+
+    def _referential(self, text: str) -> Plan | None:
+        spec = _data("intents")["referential"]
+        confirm = re.match(spec["confirm"], text, I)
+        if len(text.split()) > spec["max_words"] or not (
+            re.search(spec["refers"], text, I) or confirm
+        ):
+            return None
+        verb, targets = next(
+            (
+                (v, s["targets"])
+                for v, s in spec["verbs"].items()
+                if re.search(s["pattern"], text, I)
+            ),
+            ("confirm" if confirm else "", []),
+        )
+        if not verb:
+            return None
+        ref = f"“{text}” is referential ({verb})"
+        if re.search(MEETING_NOUN, text, I):  # "move that meeting": only calendar actions fit
+            targets = [t for t in targets if t.startswith("calendar.")]
+        elif re.search(r"\breminders?\b", text, I):
+            targets = [t for t in targets if t.startswith("reminders.")]
+        if verb == "confirm":
+            return self._accept_proposal(ref, spec["proposal"])
+        actions = self.req.latest_actions
+        target = next((a for a in actions if _tool(a) in targets), None)
+        if target is None:
+            known = ", ".join(_describe(a) for a in actions) or "none"
+            return _unclear(
+                f"{ref}, but no latest action can be the target (latest actions: {known}).",
+                "Which one do you mean?",
+            )
+        subject, ids, tool = _subject(target), dict(target.external_ids), _tool(target)
+        why = (
+            f"{ref}; the most recent plausible latest action is {_describe(target)}, the "
+            "strongest candidate for “it”."
+        )
+        if verb == "complete":
+            step = _step("reminders.complete", {"query": subject, **ids}, f"Mark “{subject}” done")
+            return _operation(f"complete reminder {subject}", [step], why)
+        if verb == "remove":
+            cap = "reminders.delete" if tool == "reminders.create" else "calendar.cancel"
+            step = _step(cap, {"query": subject, **ids}, f"Remove “{subject}”")
+            return _operation(f"{cap} {subject}", [step], why + " It needs approval.")
+        when = parse_when(text, self.now, self.tz)
+        if when is None:
+            return _missing(
+                f"move {subject}",
+                ["when"],
+                f"When should I move “{subject}” to?",
+                why + " No new time was given.",
+            )
+        if tool != "reminders.create":
+            step = _step(
+                "calendar.update",
+                {"query": subject, "start": when.isoformat(), **ids},
+                f"Move “{subject}” to {_fmt(when)}",
+            )
+            return _operation(
+                f"move event {subject}", [step], why + " Calendar changes need approval."
+            )
+        steps = [
+            _step("reminders.delete", {"query": subject, **ids}, f"Delete “{subject}”"),
+            _step(
+                "reminders.create",
+                {"text": subject, "due_at": when.isoformat()},
+                f"Remind you to {subject} at {_fmt(when)}",
+                "s2",
+                ["s1"],
+            ),
+        ]
+        return _operation(
+            f"move reminder {subject}",
+            steps,
+            why + " There is no reminders.update,"
+            " so the reminder is replaced (delete, then create); deleting needs approval.",
+        )
+
+    def _accept_proposal(self, ref: str, proposal: str) -> Plan:
+        last = next(
+            (m.content for m in reversed(self.req.recent_messages) if m.role == "assistant"), ""
+        )
+        if m := re.search(proposal, last, I):
+            plan = self._plan_text(to_first_person(m["p"].strip()), referential=False)
+            if plan.steps:
+                plan.reasoning = (
+                    f"{ref}: it accepts the assistant's last proposal “{m['p']}”. " + plan.reasoning
+                )
+                plan.confidence = min(plan.confidence, 0.8)
+                return plan
+        if self.req.latest_actions:
+            latest = self.req.latest_actions[0]
+            return _unclear(
+                f"{ref}, but repeating the most recent action {_describe(latest)} is "
+                "not obviously meant, so ask.",
+                f"Do you mean “{latest.summary}”? What would you like me to do with it?",
+                0.5,
+            )
+        return _unclear(
+            f"{ref} and there is no latest action or proposal it could refer to.",
+            "Sorry, what would you like me to do?",
+        )
+
+    # ----- reminders ---------------------------------------------------------------------------
+
+    def _reminders_delete_all(self, text: str, groups: dict[str, str]) -> Plan:
+        step = _step("reminders.delete", {"all": True}, "Delete all your reminders")
+        return _operation(
+            "delete all reminders",
+            [step],
+            "One bulk delete of every reminder: high risk, needs approval.",
+            risk="high",
+        )
+
+    def _reminder_query(self, groups: dict[str, str]) -> str | None:
+        query = _clean(groups.get("query") or groups.get("rest") or "")
+        return None if not query or query.lower() in PRONOUNS else query
+
+    def _reminders_delete(self, text: str, groups: dict[str, str]) -> Plan | None:
+        if (query := self._reminder_query(groups)) is None:
+            return None
+        step = _step("reminders.delete", {"query": query}, f"Delete the reminder “{query}”")
+        return _operation(
+            f"delete reminder {query}",
+            [step],
+            f"Delete the reminder matching “{query}”: needs approval.",
+        )
+
+    def _reminders_complete(self, text: str, groups: dict[str, str]) -> Plan | None:
+        if (query := self._reminder_query(groups)) is None:
+            return None
+        step = _step("reminders.complete", {"query": query}, f"Mark “{query}” as done")
+        return _operation(
+            f"complete reminder {query}", [step], f"Complete the reminder matching “{query}”."
+        )
+
+    def _reminders_list(self, text: str, groups: dict[str, str]) -> Plan:
+        return _operation(
+            "list reminders",
+            [_step("reminders.list", {}, "List your reminders")],
+            "The user asks which reminders they have.",
+        )
+
+    def _reminders_create(self, text: str, groups: dict[str, str]) -> Plan:
+        rest = groups.get("rest", text)
+        when = parse_when(rest, self.now, self.tz)
+        what = re.sub(
+            r"^(?:please\s+)?(?:to|about|that|of|for|me to)\s+",
+            "",
+            strip_when(rest).strip(),
+            flags=I,
+        )
+        what = "" if what.strip(" .!?,;").lower() in PRONOUNS else what.strip(" .!?,;")
+        missing = [f for f, ok in (("what", bool(what)), ("when", when is not None)) if not ok]
+        if when is not None and when <= self.now:
+            return _missing(
+                "create reminder",
+                ["when"],
+                f"That time ({_fmt(when)}) has already "
+                f"passed — when should I remind you to {what}?",
+                f"{when} is in the past.",
+            )
+        if missing:
+            question = {
+                ("what", "when"): "What should I remind you about, and when?",
+                ("what",): f"What should I remind you about at {_fmt(when) if when else ''}?",
+                ("when",): f"When should I remind you to {what}?",
+            }[tuple(missing)]
+            return _missing(
+                "create reminder",
+                missing,
+                question,
+                f"A reminder needs a text and a time; missing: {', '.join(missing)}.",
+            )
+        assert when is not None
+        step = _step(
+            "reminders.create",
+            {"text": what, "due_at": when.isoformat()},
+            f"Remind you to {what} at {_fmt(when)}",
+        )
+        return _operation(
+            f"create reminder: {what}",
+            [step],
+            f"Reminder text “{what}”, due "
+            f"{when.isoformat()} computed in {self.tz} from now ({self.now.isoformat()}).",
+        )
+
+    # ----- email ---------------------------------------------------------------------------------
+
+    def _email_send(self, text: str, groups: dict[str, str]) -> Plan | None:
+        to, rest = re.sub(r"'s$", "", groups.get("to", "")), groups.get("rest", "")
+        if not to or to.lower() in {
+            "the",
+            "a",
+            "an",
+            "my",
+            "our",
+            "this",
+            "that",
+            "it",
+            "back",
+            "me",
+            "all",
+        }:
+            return None
+        second = re.match(r"^\s+([A-Z][a-z'-]+)\b", rest)
+        if second and second[1].lower() not in {
+            "about",
+            "regarding",
+            "saying",
+            "that",
+            "to",
+            "and",
+            "with",
+            "asking",
+            "re",
+        }:
+            to, rest = f"{to} {second[1]}", rest[second.end() :]
+        rest = re.sub(
+            r"^\s*(?:'s\s+)?(?:an?\s+)?(?:e-?mail|message|note|mail|line)\b", "", rest, flags=I
+        ).strip()
+        subject = body = None
+        if about := re.match(
+            r"^(?:about|regarding|re:?|on)\s+(?P<s>.+?)(?:\s*(?::|,|—|\s-\s|\bsaying\b|\bthat\b|"
+            r"\bto say\b|\band (?:say|tell \w+)\b)\s*(?P<b>.*))?$",
+            rest,
+            I | re.S,
+        ):
+            subject, body = about["s"].strip(), (about["b"] or "").strip()
+        elif said := re.match(
+            r"^(?::|,|saying|that|to say|and say|(?:and )?tell(?:ing)? (?:him|her|them)|with)"
+            r"\s*(?:that\s+)?(?P<b>.+)$",
+            rest,
+            I | re.S,
+        ):
+            body = said["b"].strip()
+        elif asking := re.match(
+            r"^(?:and\s+)?ask(?:ing)?\s+(?:him|her|them\s+)?(?P<q>.+)$", rest, I
+        ):
+            body = f"Could you let me know {asking['q'].strip().rstrip('?')}?"
+        if to.lower() in {"him", "her", "them"}:
+            return _missing(
+                "send email",
+                ["to"],
+                "Who should I send the email to?",
+                f"“{to}” does not say who the email is for.",
+            )
+        draft, notes = self._draft(
+            to.split()[0] if "@" not in to else first_name(to), "", [sentence(body)] if body else []
+        )
+        if draft is None:
+            return _missing(
+                f"email {to}",
+                ["body"],
+                f"What should the email to {to} say?",
+                f"The recipient is {to} but the email's content is missing.",
+            )
+        subject = sentence(
+            subject or " ".join(re.sub(r"[^\w\s'-]", "", body or draft).split()[:6]) or "Hello"
+        ).rstrip(".")
+        step = _step(
+            "email.send", {"to": to, "subject": subject, "body": draft}, f"Email {to}: “{subject}”"
+        )
+        return _operation(
+            f"email {to}",
+            [step],
+            f"Email {to}; subject “{subject}”. Sending email needs approval. {notes}".strip(),
+        )
+
+    def _email_reply(self) -> Plan:
+        email = self.req.email
+        assert email is not None
+        text, who = f"{email.subject}\n{email.body}", first_name(email.author) or "there"
+        drafts = _data("drafts")
+        kind = next(k for k in drafts["replies"] if all(re.search(p, text, I) for p in k["when"]))
+        why = f"An email from {email.author} to answer; the drafts table reads a {kind['kind']}."
+        if (
+            kind.get("schedule")
+            and not self.revisions
+            and "calendar" in {c.split(".")[0] for c in self.req.capabilities}
+            and (plan := self._schedule_from_email(text, why))
+        ):
+            return plan
+        content = [kind["content"]]
+        deadline = drafts["deadline"]
+        if re.search(deadline["preference"], self.req.response_preferences, I) and (
+            m := re.search(deadline["email"], email.body, I)
+        ):
+            content.append(deadline["say"].format(deadline=m[0].strip()))
+            why += " The response preferences ask to acknowledge deadlines."
+        body, notes = self._draft(who, kind["thanks"], content)
+        assert body is not None
+        subject = (
+            email.subject if re.match(r"^\s*re\s*:", email.subject, I) else f"Re: {email.subject}"
+        )
+        args = {"to": email.author, "subject": subject, "body": body, "in_reply_to": email.email_id}
+        step = _step(
+            "email.send",
+            args,
+            f"Reply to {email.author} about “{normalize_subject(email.subject)}”",
+        )
+        return _operation(
+            f"reply to {who}'s email",
+            [step],
+            f"{why} {notes} Sending email needs the user's approval.".replace("  ", " "),
+        )
+
+    def _draft(self, who: str, thanks: str, content: list[str]) -> tuple[str | None, str]:
+        """The email body (None without content) and what shaped it: the response preferences,
+        then the feedback on the draft (style instructions change the style, the rest is said)."""
+        style, said, notes = self.style.model_copy(), [], []
+        for revision in self.revisions:
+            clauses = re.split(_data("drafts")["feedback"]["clauses"], revision.text.strip())
+            for clause in filter(None, (c.strip(" ,.") for c in clauses)):
+                asked = read_response_style(clause)
+                if asked.tone or asked.sign_off or asked.greeting:
+                    style = style.model_copy(
+                        update=asked.model_dump(exclude_unset=True, exclude={"other"})
+                    )
+                    notes.append(f"the feedback “{clause}” changes the style")
+                else:
+                    said.append(_say(clause))
+                    notes.append(f"the feedback “{clause}” goes into the draft")
+        content = said or content
+        if not content:
+            return None, ""
+        parts = dict(_data("drafts")["default"], thanks=thanks)
+        for tone in (style.tone or "").split(" and "):
+            parts.update(_data("drafts")["tones"].get(tone, {}))
+        greeting = (style.greeting or parts["greeting"]).replace("<name>", who).format(who=who)
+        sign_off = _signed(style.sign_off or parts["sign_off"], self.req.name)
+        lines = [
+            parts.get("opening", ""),
+            " ".join(filter(None, [parts["thanks"], *content])),
+            parts.get("closing", ""),
+        ]
+        body = "\n\n".join(filter(None, [greeting, *lines, sign_off]))
+        if style.sign_off or style.greeting or style.tone:
+            notes.insert(
+                0, f"response style {style.model_dump(exclude={'other'}, exclude_none=True)}"
+            )
+        return body, (("Draft: " + "; ".join(notes) + ".") if notes else "")
+
+    # ----- calendar ------------------------------------------------------------------------------
+
+    def _when_or_ask(self, text: str, title: str) -> datetime | Plan:
+        when = parse_when(text, self.now, self.tz)
+        if when is None:
+            return _missing(
+                f"schedule {title}",
+                ["when"],
+                f"When should I schedule “{title}”?",
+                f"“{title}” has no time.",
+            )
+        return when
+
+    def _minutes(self, text: str) -> tuple[int, str]:
+        if (minutes := minutes_in(text)) is not None:
+            return minutes, "asked for in the request"
+        if self.cal.meeting_minutes:
+            return self.cal.meeting_minutes, "from the calendar preferences"
+        return DEFAULT_MINUTES, "the default"
+
+    def _fit(self, start: datetime, minutes: int, explicit: bool) -> tuple[datetime, str]:
+        """The first start at or after `start` that the calendar preferences allow (moving to
+        another day skips weekends unless the day asked for was one)."""
+        rules, moved, weekend = self.cal, [], start.weekday() >= 5
+        first, last = rules.avoid_before, rules.avoid_after
+        for _ in range(14):
+            day, end = WEEKDAYS[start.weekday()], start + timedelta(minutes=minutes)
+            late = last and (end.date() > start.date() or end.time() > last)
+            earlier = _at(start, last) - timedelta(minutes=minutes) if last else start
+            if day in rules.avoid_days or (not weekend and start.weekday() >= 5):
+                avoided = day in rules.avoid_days
+                reason = f"you avoid meetings on {day}s" if avoided else "not on a weekend"
+                start = start + timedelta(days=1)
+            elif first and start.time() < first:
+                start, reason = _at(start, first), f"you avoid meetings before {first:%H:%M}"
+            elif late:
+                fits = earlier > self.now and not (first and earlier.time() < first)
+                start = earlier if fits else _at(start + timedelta(days=1), first or start)
+                reason = f"you avoid meetings after {last:%H:%M}"
+            else:
+                break
+            moved.append(reason)
+        if not moved:
+            return start, ""
+        asked = "the time asked for" if explicit else "the default time"
+        return start, f" Moved from {asked} to {_fmt(start)}: {', '.join(dict.fromkeys(moved))}."
+
+    def _schedule_steps(
+        self, title: str, when: datetime, text: str, attendees: list[str], check_first: bool
+    ) -> tuple[list[PlanStep], str]:
+        minutes, source = self._minutes(text)
+        explicit = any(m.kind in ("ampm", "hhmm", "named", "bare") for m in find_time_phrases(text))
+        start, moved = self._fit(when, minutes, explicit)
+        extra = [a for a in self.cal.default_attendees if a not in attendees]
+        args = {
+            "title": title,
+            "start": start.isoformat(),
+            "duration_minutes": minutes,
+            "attendees": attendees + extra,
+        }
+        why = f"“{title}” at {start.isoformat()} for {minutes} minutes ({source}).{moved}" + (
+            f" Default attendees from the calendar preferences: {', '.join(extra)}."
+            if extra
+            else ""
+        )
+        step = _step("calendar.schedule", args, f"Schedule “{title}” at {_fmt(start)}")
+        if not check_first:
+            return [step], why
+        day = start.replace(hour=0, minute=0, second=0, microsecond=0)
+        check = _step(
+            "calendar.availability",
+            {"start": max(day, self.now).isoformat(), "end": (day + timedelta(days=1)).isoformat()},
+            f"Check your calendar on {start:%a %d %b}",
+        )
+        return [check, step.model_copy(update={"id": "s2", "depends_on": ["s1"]})], (
+            why + " The calendar is checked first; the event needs approval."
+        )
+
+    def _schedule_from_email(self, text: str, why: str) -> Plan | None:
+        email = self.req.email
+        assert email is not None
+        when = parse_when(email.body, self.now, self.tz) or parse_when(
+            email.subject, self.now, self.tz
+        )
+        if when is None:
+            return None
+        purpose = next(
+            (m[1] for p in _data("drafts")["purpose"] if (m := re.search(p, text, I))), ""
+        )
+        title = sentence(_clean(purpose) or normalize_subject(email.subject) or "Meeting").rstrip(
+            "."
+        )
+        steps, how = self._schedule_steps(
+            title, when, email.body, [email_address(email.author)], True
+        )
+        return _operation(
+            f"schedule {title}",
+            steps,
+            f"{why} It asks for a meeting at a time and the calendar is connected: {how}",
+        )
+
+    def _calendar_schedule(self, text: str, groups: dict[str, str]) -> Plan:
+        cleaned = re.sub(
+            r"\bfor\s+(?:\d+|an?|one|two|half an)\s*(?:minutes?|mins?|hours?|hrs?|h)\b",
+            "",
+            text,
+            flags=I,
+        )
+        noun = re.search(
+            r"\b(?:meeting|call|sync|1:1|lunch|coffee|interview|catch[- ]?up|demo)\b", cleaned, I
+        )
+        who = re.search(
+            r"\bwith\s+(?P<w>[A-Z][\w'-]*(?:(?:\s*,\s*|\s+and\s+|\s+&\s+)[A-Z][\w'-]*)*)", cleaned
+        )
+        attendees = re.split(r"\s*,\s*|\s+and\s+|\s+&\s+", who["w"]) if who else []
+        about = re.search(
+            r"\b(?:about|to discuss|regarding|re:?|on the topic of)\s+(.+)$", cleaned, I
+        )
+        name = noun[0].lower() if noun else "meeting"
+        title = (_clean(strip_when(about[1])) if about else "") or (
+            f"{name.capitalize()} with {' and '.join(attendees)}" if attendees else name
+        )
+        title = sentence(title).rstrip(".")
+        when = self._when_or_ask(cleaned, title)
+        if isinstance(when, Plan):
+            return when
+        steps, why = self._schedule_steps(title, when, text, attendees, False)
+        return _operation(f"schedule {title}", steps, f"{why} Calendar changes need approval.")
+
+    def _calendar_update(self, text: str, groups: dict[str, str]) -> Plan | None:
+        fragment = groups.get("query", text)
+        if (query := _query_of(fragment)).lower() in PRONOUNS:
+            return None
+        when = parse_when(re.split(r"\s+to\s+", fragment, maxsplit=1)[-1], self.now, self.tz)
+        shift = re.search(
+            r"\bby\s+((?:\d+|an?|half an)\s*(?:minutes?|mins?|hours?|hrs?))\b", text, I
+        )
+        args: dict[str, Any] = {"query": query}
+        if when is not None:
+            args["start"] = when.isoformat()
+        elif shift and (minutes := minutes_in(shift[1])):
+            args["shift_minutes"] = minutes
+        else:
+            return _missing(
+                f"move {query}",
+                ["when"],
+                f"When should I move the {query} to?",
+                f"Move “{query}”, but no new time is given.",
+            )
+        return _operation(
+            f"move {query}",
+            [_step("calendar.update", args, f"Move the {query}")],
+            f"Move “{query}”: calendar.update, which needs approval.",
+        )
+
+    def _calendar_cancel(self, text: str, groups: dict[str, str]) -> Plan | None:
+        fragment = groups.get("query", text)
+        if (query := _query_of(fragment)).lower() in PRONOUNS:
+            return None
+        args = {"query": query}
+        if when := parse_when(fragment, self.now, self.tz):
+            args["start"] = when.isoformat()
+        return _operation(
+            f"cancel {query}",
+            [_step("calendar.cancel", args, f"Cancel the {query}")],
+            f"Cancel “{query}”: calendar.cancel, which needs approval.",
+        )
+
+    def _calendar_availability(self, text: str, groups: dict[str, str]) -> Plan:
+        when = parse_when(text, self.now, self.tz)
+        day = (when or self.now).replace(hour=0, minute=0, second=0, microsecond=0)
+        args = {
+            "start": max(day, self.now.replace(second=0, microsecond=0)).isoformat(),
+            "end": (day + timedelta(days=1)).isoformat(),
+        }
+        step = _step("calendar.availability", args, f"Check your calendar on {day:%a %d %b}")
+        return _operation(
+            "check availability", [step], f"The user asks about their calendar on {day:%Y-%m-%d}."
+        )
+
+    # ----- other tools -------------------------------------------------------------------------
+
+    def _contacts_lookup(self, text: str, groups: dict[str, str]) -> Plan | None:
+        if not (name := groups.get("name", "").strip()):
+            return None
+        return _operation(
+            f"look up {name}",
+            [_step("contacts.lookup", {"name": name}, f"Look up {name}")],
+            f"The user asks for {name}'s contact details.",
+        )
+
+    def _knowledge_search(self, text: str, groups: dict[str, str]) -> Plan:
+        query = (groups.get("q") or text).strip().rstrip("?")
+        step = _step("knowledge.search", {"query": query}, "Search your documents")
+        return _operation("search documents", [step], "The user asks what their documents say.")
+
+    def _drafted(self, kind: str, text: str) -> Plan:
+        m = re.search(r"\b(?:about|on|regarding|for)\s+(.+)$", text, I)
+        topic = _clean(m[1]) if m else "this conversation"
+        step = _step(f"{kind}.draft", {"topic": topic}, f"Draft {kind} for review")
+        return _operation(f"draft {kind}", [step], f"Draft {kind} from the session.")
+
+    def _handoff_draft(self, text: str, groups: dict[str, str]) -> Plan:
+        return self._drafted("handoff", text)
+
+    def _notes_draft(self, text: str, groups: dict[str, str]) -> Plan:
+        return self._drafted("notes", text)
 
 
-# ------------------------------------------------------------------------------------------
-# Referential follow-ups (seed 002 Latest Actions)
-# ------------------------------------------------------------------------------------------
-
-_REF_WORDS = re.compile(
-    r"\b(?:it|that|this|them|those|that one|this one|the last one|again|same)\b", I
-)
-_CONFIRM_ONLY = re.compile(
-    r"^(?:yes|yeah|yep|sure|ok(?:ay)?|please|go ahead|go for it|please do|do it|do that|"
-    r"that one|this one|yes please)(?:[\s,.!]+(?:please|do it|go ahead|thanks))*[\s.!]*$",
-    I,
-)
-_REMOVE = re.compile(r"\b(?:cancel|delete|remove|undo|drop|scrap|get rid of|forget)\b", I)
-_COMPLETE = re.compile(r"\b(?:done|complete|completed|finish|finished|mark|tick|check off)\b", I)
-_MOVE = re.compile(r"\b(?:move|push|reschedule|postpone|shift|change|delay|bring)\b", I)
-_PROPOSAL = re.compile(
-    r"(?:want me to|should i|shall i|would you like me to|do you want me to)\s+(?P<p>[^?]+)\?", I
-)
+def _complete(plan: Plan) -> bool:
+    return bool(plan.steps) and not plan.missing_fields and plan.intent != "intent_unclear"
 
 
-def _action_subject(action: LatestAction) -> str:
-    quoted = re.search(r"[\"“']([^\"”']+)[\"”']", action.summary)
-    if quoted:
-        return quoted.group(1).strip()
+def _at(day: datetime, moment: Any) -> datetime:
+    """`day` at the clock time of `moment` (a time or a datetime)."""
+    return day.replace(hour=moment.hour, minute=moment.minute, second=0, microsecond=0)
+
+
+def _say(clause: str) -> str:
+    """What a content clause of feedback on a draft says in the email."""
+    for rule in _data("drafts")["feedback"]["content"]:
+        if m := re.match(rule["pattern"], clause, I):
+            return sentence(rule["say"].format(rest=(m.groupdict().get("rest") or "").strip()))
+    return sentence(clause)
+
+
+def _query_of(fragment: str) -> str:
+    head = re.split(r"\s+to\s+|\s+(?=(?:on|at|by|until|from|for)\b)", fragment.strip(), maxsplit=1)
+    return _clean(strip_when(head[0])) or _clean(fragment)
+
+
+def _tool(action: LatestAction) -> str:
+    """'reminders' + 'create' → 'reminders.create' (tools record the family and the action)."""
+    return action.capability if "." in action.capability else f"{action.capability}.{action.action}"
+
+
+def _describe(action: LatestAction) -> str:
+    return f"{action.capability} “{action.summary}” ({action.created_at:%H:%M})"
+
+
+def _subject(action: LatestAction) -> str:
+    if quoted := re.search(r"[\"“']([^\"”']+)[\"”']", action.summary):
+        return quoted[1].strip()
     text = re.sub(
         r"^(?:created|set|scheduled|sent|added|booked|updated|moved)?\s*(?:a\s+)?"
         r"(?:reminder|event|meeting|email)?\s*(?:to|:|for|about)?\s*",
@@ -368,712 +858,6 @@ def _action_subject(action: LatestAction) -> str:
     return _clean(strip_when(text)) or action.summary
 
 
-def _tool_name(action: LatestAction) -> str:
-    """'reminders' + 'create' → 'reminders.create' (tools record the family and the action)."""
-    if "." in action.capability:
-        return action.capability
-    return f"{action.capability}.{action.action}"
-
-
-def _describe(action: LatestAction) -> str:
-    return f"{action.capability} “{action.summary}” ({action.created_at:%H:%M})"
-
-
-def _referential(text: str, ctx: PlannerContext) -> Plan | None:
-    words = re.findall(r"[\w']+", text)
-    if len(words) > 8 or not (_REF_WORDS.search(text) or _CONFIRM_ONLY.match(text)):
-        return None
-    wanted: tuple[str, ...]
-    if _REMOVE.search(text):
-        verb, wanted = "remove", ("reminders.create", "calendar.schedule", "calendar.update")
-    elif _MOVE.search(text):
-        verb, wanted = "move", ("calendar.schedule", "calendar.update", "reminders.create")
-    elif _COMPLETE.search(text):
-        verb, wanted = "complete", ("reminders.create",)
-    elif _CONFIRM_ONLY.match(text) or re.search(r"\b(?:do|send|again|same)\b", text, I):
-        verb, wanted = "confirm", ()
-    else:
-        return None
-    ref = f'"{text}" is referential ({verb})'
-    if re.search(rf"\b{_NOUN}\b", text, I):  # "move that meeting": only calendar actions fit
-        wanted = tuple(w for w in wanted if w.startswith("calendar."))
-    elif re.search(r"\breminders?\b", text, I):
-        wanted = tuple(w for w in wanted if w.startswith("reminders."))
-
-    if verb == "confirm":
-        for role, content in reversed(ctx.recent):
-            if role != "assistant":
-                continue
-            m = _PROPOSAL.search(content)
-            if m:
-                proposal = to_first_person(m.group("p").strip())
-                plan = _plan_text(proposal, ctx, allow_referential=False)
-                if plan.steps:
-                    plan.reasoning = (
-                        f"{ref}: it accepts the assistant's last proposal “{m.group('p')}”. "
-                        + plan.reasoning
-                    )
-                    plan.confidence = min(plan.confidence, 0.8)
-                    return plan
-            break
-        if ctx.latest_actions:
-            latest = ctx.latest_actions[0]
-            return _unclear(
-                f"{ref}, but repeating the most recent action {_describe(latest)} is not "
-                "obviously meant, so ask.",
-                f"Do you mean “{latest.summary}”? What would you like me to do with it?",
-                confidence=0.5,
-            )
-        return _unclear(
-            f"{ref} and there is no latest action or proposal it could refer to.",
-            "Sorry, what would you like me to do?",
-        )
-
-    target = next((a for a in ctx.latest_actions if _tool_name(a) in wanted), None)
-    if target is None:
-        known = ", ".join(_describe(a) for a in ctx.latest_actions) or "none"
-        return _unclear(
-            f"{ref}, but no latest action can be the target (latest actions: {known}).",
-            "Which one do you mean?",
-        )
-    subject = _action_subject(target)
-    ids = dict(target.external_ids)
-    why = (
-        f"{ref}; the most recent plausible latest action is {_describe(target)}, the strongest "
-        "candidate for “it”."
-    )
-    if verb == "complete":
-        step = _step("reminders.complete", {"query": subject, **ids}, f"Mark “{subject}” done")
-        return _operation(f"complete reminder {subject}", [step], why)
-    if verb == "remove":
-        if _tool_name(target) == "reminders.create":
-            step = _step("reminders.delete", {"query": subject, **ids}, f"Delete “{subject}”")
-            return _operation(
-                f"delete reminder {subject}",
-                [step],
-                why + " Deleting needs approval.",
-                risk="medium",
-                needs_approval=True,
-            )
-        step = _step("calendar.cancel", {"query": subject, **ids}, f"Cancel “{subject}”")
-        return _operation(
-            f"cancel event {subject}",
-            [step],
-            why + " Calendar changes need approval.",
-            risk="medium",
-            needs_approval=True,
-        )
-    when = parse_when(text, ctx.now, ctx.timezone)
-    if when is None:
-        return _missing(
-            f"move {subject}",
-            ["when"],
-            f"When should I move “{subject}” to?",
-            why + " No new time was given.",
-        )
-    if _tool_name(target) == "reminders.create":
-        steps = [
-            _step("reminders.delete", {"query": subject, **ids}, f"Delete “{subject}”"),
-            _step(
-                "reminders.create",
-                {"text": subject, "due_at": when.isoformat()},
-                f"Remind you to {subject} at {_fmt(when, ctx.timezone)}",
-                step_id="s2",
-                depends_on=["s1"],
-            ),
-        ]
-        return _operation(
-            f"move reminder {subject}",
-            steps,
-            why + " There is no reminders.update, so the reminder is replaced (delete, then "
-            "create); deleting needs approval.",
-            risk="medium",
-            needs_approval=True,
-        )
-    step = _step(
-        "calendar.update",
-        {"query": subject, "start": when.isoformat(), **ids},
-        f"Move “{subject}” to {_fmt(when, ctx.timezone)}",
-    )
-    return _operation(
-        f"move event {subject}",
-        [step],
-        why + " Calendar changes need approval.",
-        risk="medium",
-        needs_approval=True,
-    )
-
-
-# ------------------------------------------------------------------------------------------
-# Reminders
-# ------------------------------------------------------------------------------------------
-
-_DELETE_ALL = re.compile(
-    r"\b(?:delete|remove|clear|cancel|erase|wipe|drop)\s+(?:out\s+)?(?:all|every|each)\b[^.?!]*"
-    r"\breminders?\b|\b(?:delete|remove|clear|wipe|erase)\s+(?:out\s+)?my\s+reminders\b",
-    I,
-)
-_DELETE_ONE = re.compile(
-    r"\b(?:delete|remove|cancel|drop|get rid of|scrap)\s+(?:the\s+|my\s+|that\s+)?"
-    r"(?:reminder\s+(?:to|about|for|of)?\s*(?P<q2>[^.?!]+)|(?P<q1>[^.?!]+?)\s+reminder\b)",
-    I,
-)
-_COMPLETE_PATTERNS = [
-    re.compile(
-        r"^(?:ok(?:ay)?,?\s+)?(?:i'?m\s+|i\s+am\s+)?(?:done|finished)\s+with\s+(?P<q>.+?)\s*[.!]*$",
-        I,
-    ),
-    re.compile(
-        r"\bmark\s+(?P<q>.+?)\s+(?:reminder\s+)?(?:as\s+)?(?:done|complete|completed|finished)\b",
-        I,
-    ),
-    re.compile(r"^(?:please\s+)?(?:complete|finish|check off|tick off)\s+(?P<q>.+?)\s*[.!]*$", I),
-]
-_REMIND = re.compile(
-    r"\bremind\s+me\b(?P<rest>.*)$|\b(?:set|add|create|make)\s+(?:me\s+)?(?:a\s+)?reminder\b"
-    r"(?P<rest2>.*)$|^reminder\s*:\s*(?P<rest3>.*)$",
-    I | re.S,
-)
-_LIST = re.compile(
-    r"\b(?:what(?:'s|\s+are|\s+is)?|show|list|see|check|read|tell me|get|give me|any|which)\b"
-    r"[^.?!]*\breminders?\b|^(?:my\s+)?reminders\s*\??$",
-    I,
-)
-
-
-def _reminder_create(rest: str, ctx: PlannerContext) -> Plan:
-    when = parse_when(rest, ctx.now, ctx.timezone)
-    what = strip_when(rest)
-    what = re.sub(r"^(?:please\s+)?(?:to|about|that|of|for|me to)\s+", "", what.strip(), flags=I)
-    what = what.strip().rstrip(" .!?,;")
-    if what.lower() in PRONOUNS:
-        what = ""
-    missing = [f for f, ok in (("what", bool(what)), ("when", when is not None)) if not ok]
-    if missing == ["what", "when"]:
-        return _missing(
-            "create reminder",
-            missing,
-            "What should I remind you about, and when?",
-            "A reminder needs a text and a time; the request gives neither.",
-        )
-    if missing == ["what"]:
-        assert when is not None
-        return _missing(
-            "create reminder",
-            missing,
-            f"What should I remind you about at {_fmt(when, ctx.timezone)}?",
-            f"The time is clear ({when.isoformat()}) but not what to be reminded of.",
-        )
-    if missing == ["when"]:
-        return _missing(
-            "create reminder",
-            missing,
-            f"When should I remind you to {what}?",
-            f"The reminder text is clear (“{what}”) but no time was given.",
-        )
-    assert when is not None
-    if when <= ctx.now:
-        return _missing(
-            "create reminder",
-            ["when"],
-            f"That time ({_fmt(when, ctx.timezone)}) has already passed — when should I remind "
-            f"you to {what}?",
-            f"The time {when.isoformat()} is in the past.",
-        )
-    step = _step(
-        "reminders.create",
-        {"text": what, "due_at": when.isoformat()},
-        f"Remind you to {what} at {_fmt(when, ctx.timezone)}",
-    )
-    return _operation(
-        f"create reminder: {what}",
-        [step],
-        f"“remind me …” is a reminder: text “{what}”, due {when.isoformat()} computed in "
-        f"{ctx.timezone} from now ({ctx.now.isoformat()}).",
-    )
-
-
-def _reminders(text: str, ctx: PlannerContext) -> Plan | None:
-    if _DELETE_ALL.search(text):
-        step = _step("reminders.delete", {"all": True}, "Delete all your reminders")
-        return _operation(
-            "delete all reminders",
-            [step],
-            "The user asks to delete every reminder: one bulk delete, high risk, needs approval.",
-            risk="high",
-            needs_approval=True,
-        )
-    if m := _DELETE_ONE.search(text):
-        query = _clean(m.group("q1") or m.group("q2") or "")
-        if query.lower() in PRONOUNS or not query:
-            return None
-        step = _step("reminders.delete", {"query": query}, f"Delete the reminder “{query}”")
-        return _operation(
-            f"delete reminder {query}",
-            [step],
-            f"The user asks to delete the reminder matching “{query}”: needs approval.",
-            risk="medium",
-            needs_approval=True,
-        )
-    for pattern in _COMPLETE_PATTERNS:
-        if m := pattern.search(text):
-            query = _clean(m.group("q"))
-            if not query or query.lower() in PRONOUNS:
-                return None
-            step = _step("reminders.complete", {"query": query}, f"Mark “{query}” as done")
-            return _operation(
-                f"complete reminder {query}",
-                [step],
-                f"“{text}” says a reminder is done: complete the one matching “{query}”.",
-            )
-    if m := _REMIND.search(text):
-        rest = m.group("rest") or m.group("rest2") or m.group("rest3") or ""
-        return _reminder_create(rest, ctx)
-    if _LIST.search(text):
-        return _operation(
-            "list reminders",
-            [_step("reminders.list", {}, "List your reminders")],
-            "The user asks which reminders they have.",
-        )
-    return None
-
-
-# ------------------------------------------------------------------------------------------
-# Email
-# ------------------------------------------------------------------------------------------
-
-_EMAIL = re.compile(
-    r"^(?:please\s+|can you\s+|could you\s+)?(?:(?:send|write|shoot|draft)\s+(?:an?\s+)?"
-    r"(?:e-?mail|message|note|mail)\s+to|e-?mail|mail|write\s+to|reply\s+to|respond\s+to|"
-    r"send)\s+(?P<to>[\w.+-]+@[\w.-]+|[A-Za-z][\w'-]*)(?P<rest>.*)$",
-    I | re.S,
-)
-_NOT_NAMES = {"the", "a", "an", "my", "our", "this", "that", "it", "back", "me", "all", "every"}
-_PRONOUN_TO = {"him", "her", "them"}
-_KEYWORDS = {"about", "regarding", "saying", "that", "to", "and", "with", "asking", "re"}
-
-
-def _email(text: str, ctx: PlannerContext) -> Plan | None:
-    m = _EMAIL.match(text.strip())
-    if not m:
-        return None
-    to = re.sub(r"'s$", "", m.group("to"))
-    rest = m.group("rest")
-    if to.lower() in _NOT_NAMES:
-        return None
-    second = re.match(r"^\s+([A-Z][a-z'-]+)\b", rest)
-    if second and second.group(1).lower() not in _KEYWORDS:
-        to = f"{to} {second.group(1)}"
-        rest = rest[second.end() :]
-    rest = re.sub(r"^\s*(?:'s\s+)?(?:an?\s+)?(?:e-?mail|message|note|mail)\b", "", rest, flags=I)
-    rest = rest.strip()
-    subject: str | None = None
-    body: str | None = None
-    about = re.match(
-        r"^(?:about|regarding|re:?|on)\s+(?P<subj>.+?)(?:\s*(?::|,|—|\s-\s|\bsaying\b|\bthat\b|"
-        r"\bto say\b|\band say\b|\band tell (?:him|her|them)\b)\s*(?P<body>.*))?$",
-        rest,
-        I | re.S,
-    )
-    if about:
-        subject = about.group("subj").strip()
-        body = (about.group("body") or "").strip() or None
-    else:
-        said = re.match(
-            r"^(?::|,|saying|that|to say|and say|and tell (?:him|her|them)|telling (?:him|her|"
-            r"them)|with)\s*(?:that\s+)?(?P<body>.+)$",
-            rest,
-            I | re.S,
-        )
-        asking = re.match(r"^(?:and\s+)?ask(?:ing)?\s+(?:him|her|them\s+)?(?P<q>.+)$", rest, I)
-        if said:
-            body = said.group("body").strip()
-        elif asking:
-            body = f"Could you let me know {asking.group('q').strip().rstrip('?')}?"
-    if to.lower() in _PRONOUN_TO:
-        return _missing(
-            "send email",
-            ["to"],
-            "Who should I send the email to?",
-            f"“{to}” does not say who the email is for.",
-        )
-    feedback_used = ""
-    if ctx.reply_feedback:
-        body = " ".join(_content_from_feedback(f) for f in ctx.reply_feedback)
-        feedback_used = f" The user's feedback sets the body: {ctx.reply_feedback}."
-    if not body:
-        return _missing(
-            f"email {to}",
-            ["body"],
-            f"What should the email to {to} say?",
-            f"The recipient is {to} but the email's content is missing.",
-        )
-    if not subject:
-        words = re.sub(r"[^\w\s'-]", "", body).split()
-        subject = " ".join(words[:6]) or "Hello"
-    subject = sentence(subject).rstrip(".")
-    who = to.split()[0] if "@" not in to else first_name(to)
-    args = {"to": to, "subject": subject, "body": _compose(ctx, who, sentence(body))}
-    step = _step("email.send", args, f"Email {to}: “{subject}”")
-    return _operation(
-        f"email {to}",
-        [step],
-        f"The user asks to email {to}; subject “{subject}”. Sending email needs approval."
-        + feedback_used,
-        risk="medium",
-        needs_approval=True,
-    )
-
-
-# ------------------------------------------------------------------------------------------
-# Calendar
-# ------------------------------------------------------------------------------------------
-
-_NOUN = (
-    r"(?:meeting|call|sync|1:1|one[- ]on[- ]one|catch[- ]?up|appointment|lunch|coffee|interview|"
-    r"stand-?up|session|event|demo)s?"
-)
-_CAL_MOVE = re.compile(
-    rf"\b(?:move|reschedule|push|postpone|shift|bring forward|change)\b(?P<q>[^.?!]*?\b{_NOUN}\b"
-    rf"[^.?!]*)",
-    I,
-)
-_CAL_CANCEL = re.compile(
-    rf"\b(?:cancel|delete|remove|call off|drop|scrap)\b(?P<q>[^.?!]*?\b{_NOUN}\b[^.?!]*)", I
-)
-_CAL_SCHEDULE = re.compile(
-    rf"\b(?:schedule|book|set\s+up|arrange|organi[sz]e|put|add|plan)\b[^.?!]*?\b{_NOUN}\b", I
-)
-_AVAIL = re.compile(
-    r"\b(?:am i (?:free|available|busy)|my availability|when am i free|free slots?|"
-    r"what'?s on my calendar|what do i have (?:on|scheduled)|my schedule|my calendar)\b",
-    I,
-)
-_DURATION = re.compile(
-    r"\bfor\s+(?P<n>\d+|an?|one|two|half an)\s*(?P<u>minutes?|mins?|hours?|hrs?|h)\b", I
-)
-
-
-def _duration(text: str, ctx: PlannerContext) -> tuple[int, str]:
-    m = _DURATION.search(text)
-    if m:
-        n_word = m.group("n").lower()
-        n = {"a": 1.0, "an": 1.0, "one": 1.0, "two": 2.0, "half an": 0.5}.get(n_word)
-        amount = n if n is not None else float(n_word)
-        minutes = int(amount * 60) if m.group("u").lower().startswith("h") else int(amount)
-        return minutes, "asked for in the request"
-    learned = _pref(ctx.preferences, r"\b(\d+)[- ]minute meetings\b")
-    if learned:
-        return int(learned), "from the calendar preferences"
-    return 30, "the default"
-
-
-def _query_of(fragment: str) -> str:
-    head = re.split(r"\s+to\s+|\s+(?=(?:on|at|by|until|from|for)\b)", fragment.strip(), maxsplit=1)
-    return _clean(strip_when(head[0])) or _clean(fragment)
-
-
-def _calendar(text: str, ctx: PlannerContext) -> Plan | None:
-    if m := _CAL_MOVE.search(text):
-        query = _query_of(m.group("q"))
-        if query.lower() in PRONOUNS:
-            return None
-        after_to = re.split(r"\s+to\s+", m.group("q"), maxsplit=1)
-        when = parse_when(after_to[-1], ctx.now, ctx.timezone)
-        shift = re.search(r"\bby\s+(\d+|an?|half an)\s*(minutes?|mins?|hours?|hrs?)\b", text, I)
-        args: dict[str, Any] = {"query": query}
-        if when is not None:
-            args["start"] = when.isoformat()
-        elif shift:
-            word = shift.group(1).lower()
-            amount = {"a": 1.0, "an": 1.0, "half an": 0.5}.get(word) or float(word)
-            factor = 60 if shift.group(2).lower().startswith("h") else 1
-            args["shift_minutes"] = int(amount * factor)
-        else:
-            return _missing(
-                f"move {query}",
-                ["when"],
-                f"When should I move the {query} to?",
-                f"The user wants to move “{query}” but gives no new time.",
-            )
-        step = _step("calendar.update", args, f"Move the {query}")
-        return _operation(
-            f"move {query}",
-            [step],
-            f"The user asks to move “{query}”: calendar.update, which needs approval.",
-            risk="medium",
-            needs_approval=True,
-        )
-    if m := _CAL_CANCEL.search(text):
-        query = _query_of(m.group("q"))
-        if query.lower() in PRONOUNS:
-            return None
-        args = {"query": query}
-        when = parse_when(m.group("q"), ctx.now, ctx.timezone)
-        if when is not None:
-            args["start"] = when.isoformat()
-        step = _step("calendar.cancel", args, f"Cancel the {query}")
-        return _operation(
-            f"cancel {query}",
-            [step],
-            f"The user asks to cancel “{query}”: calendar.cancel, which needs approval.",
-            risk="medium",
-            needs_approval=True,
-        )
-    if _CAL_SCHEDULE.search(text):
-        cleaned = _DURATION.sub("", text)
-        minutes, duration_source = _duration(text, ctx)
-        noun_match = re.search(_NOUN, cleaned, I)
-        noun = noun_match.group(0).lower() if noun_match else "meeting"
-        who = re.search(
-            r"\bwith\s+(?P<who>[A-Z][\w'-]*(?:(?:\s*,\s*|\s+and\s+|\s+&\s+)[A-Z][\w'-]*)*)",
-            cleaned,
-        )
-        attendees = re.split(r"\s*,\s*|\s+and\s+|\s+&\s+", who.group("who")) if who else []
-        about = re.search(
-            r"\b(?:about|to discuss|regarding|re:?|on the topic of)\s+(.+)$", cleaned, I
-        )
-        title = _clean(strip_when(about.group(1))) if about else ""
-        if not title:
-            title = f"{noun.capitalize()} with {' and '.join(attendees)}" if attendees else noun
-        title = sentence(title).rstrip(".")
-        when = parse_when(cleaned, ctx.now, ctx.timezone)
-        if when is None:
-            return _missing(
-                f"schedule {title}",
-                ["when"],
-                f"When should I schedule “{title}”?",
-                f"The user wants to schedule “{title}” but gives no time.",
-            )
-        args = {
-            "title": title,
-            "start": when.isoformat(),
-            "duration_minutes": minutes,
-            "attendees": attendees,
-        }
-        step = _step("calendar.schedule", args, f"Schedule “{title}” at {_fmt(when, ctx.timezone)}")
-        return _operation(
-            f"schedule {title}",
-            [step],
-            f"The user asks to schedule “{title}” at {when.isoformat()} for {minutes} minutes "
-            f"({duration_source}); calendar changes need approval.",
-            risk="medium",
-            needs_approval=True,
-        )
-    if _AVAIL.search(text):
-        when = parse_when(text, ctx.now, ctx.timezone)
-        zone = ZoneInfo(ctx.timezone)
-        local_now = ctx.now.astimezone(zone)
-        day = when.date() if when else local_now.date()
-        start = datetime.combine(day, datetime.min.time(), tzinfo=zone)
-        start = max(start, local_now.replace(second=0, microsecond=0))
-        end = datetime.combine(day + timedelta(days=1), datetime.min.time(), tzinfo=zone)
-        step = _step(
-            "calendar.availability",
-            {"start": start.isoformat(), "end": end.isoformat()},
-            f"Check your calendar on {day:%a %d %b}",
-        )
-        return _operation(
-            "check availability",
-            [step],
-            f"The user asks about their calendar on {day.isoformat()}.",
-        )
-    return None
-
-
-# ------------------------------------------------------------------------------------------
-# Other tools and conversation
-# ------------------------------------------------------------------------------------------
-
-_CONTACT = re.compile(
-    r"\b(?:what(?:'s|\s+is)|find|look\s*up|get|give me)\s+(?P<name>[\w' ]+?)'s\s+"
-    r"(?:e-?mail(?:\s+address)?|address|phone(?:\s+number)?|number|contact(?:\s+details)?)",
-    I,
-)
-_KNOWLEDGE = re.compile(
-    r"\b(?:search|look\s+(?:in|through)|check|find in)\s+(?:the\s+|my\s+|our\s+)?(?:docs?|"
-    r"documents?|knowledge\s*base|kb|wiki|handbook|files)\b(?:\s+(?:for|about)\s+(?P<q>.+))?|"
-    r"\b(?:according to|in)\s+(?:the\s+|our\s+)(?:docs?|documents?|handbook|wiki|policy|manual|"
-    r"knowledge\s*base)\b|\bwhat does (?:the|our)\s+(?:docs?|handbook|policy|wiki|manual|"
-    r"contract)\b",
-    I,
-)
-_NOTES = re.compile(
-    r"\b(?:draft|write|make|take|prepare)\s+(?:up\s+)?(?:a\s+|some\s+|the\s+)?(?:meeting\s+)?"
-    r"notes?\b|\bsummari[sz]e\s+(?:this|our|the)\s+(?:conversation|chat|thread|discussion)\b",
-    I,
-)
-_HANDOFF = re.compile(
-    r"\bhand\s*-?\s*off\b|\bhand\s+(?:this|it)\s+(?:over|off)\b|\bescalate\b|"
-    r"\bpass (?:this|it) (?:on|over) to\b",
-    I,
-)
-
-
-def _topic(text: str, default: str) -> str:
-    m = re.search(r"\b(?:about|on|regarding|for)\s+(.+)$", text, I)
-    return _clean(m.group(1)) if m else default
-
-
-def _contacts(text: str, ctx: PlannerContext) -> Plan | None:
-    if m := _CONTACT.search(text):
-        name = m.group("name").strip()
-        step = _step("contacts.lookup", {"name": name}, f"Look up {name}")
-        return _operation(f"look up {name}", [step], f"The user asks for {name}'s contact details.")
-    return None
-
-
-def _knowledge(text: str, ctx: PlannerContext) -> Plan | None:
-    if m := _KNOWLEDGE.search(text):
-        query = (m.group("q") or text).strip().rstrip("?")
-        step = _step("knowledge.search", {"query": query}, "Search your documents")
-        return _operation(
-            "search documents", [step], "The user asks what their documents say: search them."
-        )
-    return None
-
-
-def _drafts(text: str, ctx: PlannerContext) -> Plan | None:
-    if _HANDOFF.search(text):
-        topic = _topic(text, "this conversation")
-        step = _step("handoff.draft", {"topic": topic}, "Draft a handoff for review")
-        return _operation(
-            "draft handoff", [step], "The user asks for a handoff: draft one from the session."
-        )
-    if _NOTES.search(text):
-        topic = _topic(text, "this conversation")
-        step = _step("notes.draft", {"topic": topic}, "Draft notes for review")
-        return _operation(
-            "draft notes", [step], "The user asks for notes: draft them from the session."
-        )
-    return None
-
-
-_GREETING = re.compile(
-    r"^(?:hi|hello|hey|hiya|howdy|yo|greetings|good\s+(?:morning|afternoon|evening))\b", I
-)
-_THANKS = re.compile(r"\b(?:thanks|thank you|thx|ty|cheers|appreciate it|much appreciated)\b", I)
-_BYE = re.compile(r"^(?:bye|goodbye|see you|see ya|good night|later|ciao)\b", I)
-_ACK = re.compile(
-    r"^(?:ok(?:ay)?|cool|great|nice|awesome|got it|sounds good|perfect|alright|no|nope|"
-    r"no thanks)[.!]*$",
-    I,
-)
-_META = re.compile(r"\bwhat can you do\b|^help\W*$|\bwho are you\b|\bwhat are you\b", I)
-_QUESTION = re.compile(
-    r"\?\s*$|^(?:what|who|when|where|why|how|is|are|do|does|did|can|could|should|will|would)\b", I
-)
-
-
-def _conversation_rules(text: str) -> Plan | None:
-    short = len(text.split()) <= 8
-    if _META.search(text):
-        return _conversation(
-            "ask what the assistant can do", "A question about the assistant.", meta=True
-        )
-    if short and _GREETING.search(text):
-        return _conversation("greeting", "A greeting; no tool is needed.")
-    if short and _THANKS.search(text):
-        return _conversation("thanks", "The user says thanks; no tool is needed.")
-    if short and _BYE.search(text):
-        return _conversation("goodbye", "The user says goodbye; no tool is needed.")
-    if _ACK.match(text):
-        return _conversation("acknowledgement", "An acknowledgement; no tool is needed.")
-    if _QUESTION.search(text):
-        plan = _conversation("question", "A question that none of the tools answers.")
-        plan.confidence = 0.7
-        return plan
-    if extract_facts(text):
-        plan = _conversation(
-            "share a fact", "The user tells something about themselves; memory keeps it."
-        )
-        plan.confidence = 0.8
-        return plan
-    return None
-
-
-Rule = Callable[[str, PlannerContext], Plan | None]
-_RULES: tuple[Rule, ...] = (_reminders, _email, _calendar, _contacts, _knowledge, _drafts)
-# Where the planner has a choice: a later rule that serves the same request with another
-# capability ("find Dan's address in our docs": contacts.lookup or knowledge.search).
-_ALTERNATIVES: dict[Rule, tuple[Rule, ...]] = {_contacts: (_knowledge,)}
-
-
-def _unconnected(plan: Plan, ctx: PlannerContext) -> list[str]:
-    """The families the plan needs that the prompt does not list as connected (none when the
-    prompt lists no capabilities at all: then there is nothing to choose between)."""
-    return missing_capabilities(plan.steps, ctx.capabilities) if ctx.capabilities else []
-
-
-def _prefer_connected(plan: Plan, rule: Rule, text: str, ctx: PlannerContext) -> Plan:
-    """The rule's plan, unless it needs an unconnected capability and an alternative rule serves
-    the same request with connected ones. With no alternative the plan stays as it is, so the
-    capability check answers with its fixed "connect …" reply (seed 002)."""
-    missing = _unconnected(plan, ctx)
-    if not missing:
-        return plan
-    for alternative in _ALTERNATIVES.get(rule, ()):
-        other = alternative(text, ctx)
-        if other is not None and other.steps and not _unconnected(other, ctx):
-            used = ", ".join(sorted({s.capability for s in other.steps}))
-            other.reasoning = (
-                f"{plan.steps[0].capability} would need {', '.join(missing)}, which is not "
-                f"connected; {used} is connected and serves the request. " + other.reasoning
-            )
-            return other
-    return plan
-
-
-def _plan_text(text: str, ctx: PlannerContext, *, allow_referential: bool = True) -> Plan:
-    """Plan one request text with the ordered rules."""
-    text = text.strip()
-    if not text:
-        return _unclear("The request is empty.", "What would you like me to do?")
-    if text.startswith(EMAIL_REQUEST_PREFIX):
-        return _email_reply(ctx, text)
-    if allow_referential and (plan := _referential(text, ctx)):
-        return plan
-    for rule in _RULES:
-        plan = rule(text, ctx)
-        if plan is not None:
-            return _prefer_connected(plan, rule, text, ctx)
-    conversation = _conversation_rules(text)
-    if conversation is not None:
-        return conversation
-    return _unclear(
-        f"“{text}” matches no tool the planner knows and is not a question or a greeting.",
-        "Sorry, I didn't get that — what would you like me to do?",
-    )
-
-
-def _complete(plan: Plan) -> bool:
-    return bool(plan.steps) and not plan.missing_fields and plan.intent != "intent_unclear"
-
-
-def plan_offline(messages: list[BaseMessage]) -> Plan:
-    """The plan for the request in `messages`, with the feedback applied."""
-    ctx = parse_planner_prompt(messages)
-    text = ctx.request
-    notes: list[str] = []
-    for answer in ctx.clarifications:
-        alone = _plan_text(answer, ctx)
-        current = _plan_text(text, ctx)
-        if _complete(alone) or (current.intent == "intent_unclear" and alone.steps):
-            notes.append(
-                f"The clarification “{answer}” is a complete request: it replaces “{text}”."
-            )
-            text = answer
-        else:
-            merged = f"{text} {answer}"
-            notes.append(f"The clarification “{answer}” completes the request: “{merged}”.")
-            text = merged
-    plan = _plan_text(text, ctx)
-    missing_tools = _unconnected(plan, ctx)
-    if missing_tools:
-        notes.append(
-            f"Not connected for this user: {', '.join(missing_tools)} (the capability check "
-            "will say so)."
-        )
-    if notes:
-        plan.reasoning = (plan.reasoning + " " + " ".join(notes)).strip()
-    return plan
+def plan_offline(request: PlannerRequest, embedder: Embedder) -> Plan:
+    """The offline plan for a typed planner request."""
+    return OfflinePlanner(request, embedder).plan()

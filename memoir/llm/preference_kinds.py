@@ -24,7 +24,14 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, Field
 
-__all__ = ["CalendarRules", "ResponseStyle", "read_calendar_rules", "read_response_style"]
+__all__ = [
+    "WEEKDAYS",
+    "CalendarRules",
+    "ResponseStyle",
+    "minutes_in",
+    "read_calendar_rules",
+    "read_response_style",
+]
 
 WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 
@@ -76,13 +83,12 @@ def _tone(text: str) -> str | None:
 _UNITS = r"(?:minutes?|mins?|m\b|hours?|hrs?|h\b)"
 
 
-def _minutes(text: str) -> int | None:
-    m = re.search(
-        rf"\b(\d+(?:\.\d+)?|an?|one|half an|an hour and a half)\s*-?\s*({_UNITS})", text, re.I
-    )
+def minutes_in(text: str) -> int | None:
+    """The first duration in `text` in minutes ("45 min", "an hour"; not "in 2 hours")."""
+    m = re.search(rf"(?<!\bin )\b(\d+(?:\.\d+)?|an?|one|two|half an)\s*-?\s*({_UNITS})", text, re.I)
     if not m:
         return None
-    amount = {"a": 1.0, "an": 1.0, "one": 1.0, "half an": 0.5}.get(m.group(1).lower())
+    amount = {"a": 1.0, "an": 1.0, "one": 1.0, "two": 2.0, "half an": 0.5}.get(m.group(1).lower())
     value = amount if amount is not None else float(m.group(1))
     return round(value * 60) if m.group(2).lower().startswith("h") else round(value)
 
@@ -115,7 +121,7 @@ def _emails(text: str) -> list[str] | None:
 READERS: dict[str, Callable[[str], Any]] = {
     "quoted": _quoted,
     "tone": _tone,
-    "minutes": _minutes,
+    "minutes": minutes_in,
     "time": _time,
     "weekdays": _weekdays,
     "emails": _emails,

@@ -181,9 +181,14 @@ request into a plan of tool steps; you do not execute anything yourself.
 - Greetings, thanks and questions that need no tool: intent_type "conversation", no steps.
 - A request starting with "{email_request_prefix}" asks for a reply to that email: one
   email.send step to its author, subject "Re: <subject>", a short polite body following the
-  response preferences, needing approval.
-- Feedback lines are the human's answers to earlier questions (clarifications, feedback on a
-  draft): take them into account; a clarification completes or replaces the request.
+  response preferences (sign-off, tone), needing approval. When it asks for a meeting at a
+  given time and the calendar is connected: calendar.availability for that day, then
+  calendar.schedule (depends_on it) at that time with the sender as attendee, needing approval.
+- Calendar steps follow the calendar preferences: meeting length (duration_minutes), hours and
+  days to avoid (move the slot and say so in reasoning), default attendees.
+- Feedback lines are the human's answers to earlier questions: a clarification completes or
+  replaces the request; feedback on a draft revises it (what it asks to say goes into the
+  draft, style instructions such as "shorter" change it): never paste it as the body.
 - Explain every decision in reasoning.
 
 # Tools
@@ -221,19 +226,6 @@ PLANNER_USER_PROMPT = """## Recent Messages
 ## Request
 {request}"""
 
-PLANNER_SECTIONS = (
-    "Connected Capabilities",
-    "Profile",
-    "Memory",
-    "Preferences",
-    "Latest Actions",
-    "Now",
-    "Recent Messages",
-    "Replying To",
-    "Feedback",
-    "Request",
-)
-
 EMAIL_REQUEST_PREFIX = "Respond to the email"
 NONE = "(none)"
 
@@ -241,17 +233,6 @@ NONE = "(none)"
 RESPOND_FEEDBACK = "User wants to reply to the email. Use this feedback to respond: {feedback}"
 CLARIFICATION_FEEDBACK = "Clarification from the user: {answer}"
 APPROVAL_FEEDBACK = "User gave feedback on the proposed {action}: {feedback}"
-
-
-# The parsers also accept close variants ("Feedback on the proposed email.send: …").
-RESPOND_FEEDBACK_RE = re.compile(
-    r"^User wants to reply to the email\. Use this feedback to respond:\s*(?P<feedback>.*)$", re.S
-)
-CLARIFICATION_FEEDBACK_RE = re.compile(r"^Clarification from the user:\s*(?P<answer>.*)$", re.S)
-APPROVAL_FEEDBACK_RE = re.compile(
-    r"^(?:User gave feedback|Feedback) on the proposed (?P<action>[\w.]+):\s*(?P<feedback>.*)$",
-    re.S,
-)
 
 
 def respond_feedback(feedback: str) -> str:
@@ -303,43 +284,6 @@ def render_latest_actions(actions: Sequence[LatestAction], limit: int = 3) -> st
     return "\n".join(lines) if lines else NONE
 
 
-def parse_latest_actions(block: str) -> list[LatestAction]:
-    """Inverse of `render_latest_actions` (order kept: newest first)."""
-    actions = []
-    for line in block.splitlines():
-        if not line.startswith("- ") or line.strip() == f"- {NONE}":
-            continue
-        parts = [p.strip() for p in line[2:].split(" | ")]
-        if len(parts) < 4:
-            continue
-        ids: dict[str, str] = {}
-        when = None
-        while len(parts) > 4 and (parts[-1].startswith(("ids:", "when="))):
-            tail = parts.pop()
-            if tail.startswith("ids:"):
-                for pair in tail[4:].split(","):
-                    if "=" in pair:
-                        k, v = pair.split("=", 1)
-                        ids[k.strip()] = v.strip()
-            else:
-                when = tail[5:]
-        try:
-            created = datetime.fromisoformat(parts[0])
-        except ValueError:
-            continue
-        actions.append(
-            LatestAction(
-                created_at=created,
-                capability=parts[1],
-                action=parts[2],
-                summary=" | ".join(parts[3:]),
-                when=when,
-                external_ids=ids,
-            )
-        )
-    return actions
-
-
 def render_recent_messages(messages: Sequence[RecentMessage], limit: int = 8) -> str:
     """The last `limit` messages, oldest first: '- user: …' / '- assistant: …'."""
     lines = [f"- {m.role}: {one_line(m.content)}" for m in messages[-limit:]]
@@ -349,28 +293,6 @@ def render_recent_messages(messages: Sequence[RecentMessage], limit: int = 8) ->
 def render_email_request(email: EmailMessage) -> str:
     """The `## Request` of a turn that answers an email (seed 000 "Respond to the email")."""
     return f"{EMAIL_REQUEST_PREFIX} (id {email.email_id}):\n\n{email.markdown()}"
-
-
-def split_sections(text: str, headers: Sequence[str]) -> dict[str, str]:
-    """`## Header` sections of `text`, for the known `headers` only (first occurrence of each).
-
-    The last known section runs to the end of the text, so free text (an email body) can sit
-    in it safely.
-    """
-    pattern = re.compile(r"^## (" + "|".join(re.escape(h) for h in headers) + r")[ \t]*$", re.M)
-    found: list[tuple[str, int, int]] = []
-    seen: set[str] = set()
-    for m in pattern.finditer(text):
-        if m.group(1) in seen:
-            continue
-        seen.add(m.group(1))
-        found.append((m.group(1), m.start(), m.end()))
-    out: dict[str, str] = {}
-    for i, (name, _start, end) in enumerate(found):
-        stop = found[i + 1][1] if i + 1 < len(found) else len(text)
-        body = text[end:stop].strip("\n").strip()
-        out[name] = "" if body == NONE else body
-    return out
 
 
 # --------------------------------------------------------------------------------------------

@@ -155,7 +155,7 @@ async def test_clarification_that_is_a_full_request_replaces_an_unclear_one(
     assert "replaces" in result.reasoning
 
 
-async def test_respond_feedback_becomes_the_body_of_the_email_reply(
+async def test_respond_feedback_goes_into_the_reply_draft(
     offline: OfflineChatModel, plan_request: Any
 ) -> None:
     incoming = EmailMessage(

@@ -5,11 +5,8 @@ from datetime import UTC, datetime
 from memoir.llm.prompts import (
     MEMORY_EXTRACTION_SYSTEM_PROMPT,
     MEMORY_GATE_SYSTEM_PROMPT,
-    PLANNER_SECTIONS,
-    parse_latest_actions,
     render_latest_actions,
     render_message_time,
-    split_sections,
 )
 from memoir.memory.llm_calls import gate_messages
 from memoir.memory.requests import TurnMemoryRequest
@@ -17,7 +14,7 @@ from memoir.memory.schemas import MemoryExtraction
 from memoir.models import LatestAction
 
 
-def test_latest_actions_block_round_trips_newest_first() -> None:
+def test_latest_actions_block_is_newest_first_with_ids() -> None:
     older = LatestAction(
         created_at=datetime(2025, 1, 1, 9, tzinfo=UTC),
         capability="email.send",
@@ -32,8 +29,11 @@ def test_latest_actions_block_round_trips_newest_first() -> None:
         when="2025-01-01T17:00:00+00:00",
         external_ids={"reminder_id": "r1"},
     )
-    parsed = parse_latest_actions(render_latest_actions([older, newer]))
-    assert parsed == [newer, older]
+    assert render_latest_actions([older, newer]).splitlines() == [
+        "- 2025-01-01T10:00:00+00:00 | reminders.create | create | call mom"
+        " | when=2025-01-01T17:00:00+00:00 | ids: reminder_id=r1",
+        "- 2025-01-01T09:00:00+00:00 | email.send | send | Sent | email to Dan",
+    ]
 
 
 def test_latest_actions_block_keeps_only_three() -> None:
@@ -46,18 +46,8 @@ def test_latest_actions_block_keeps_only_three() -> None:
         )
         for h in range(5)
     ]
-    assert [a.summary for a in parse_latest_actions(render_latest_actions(actions))] == [
-        "4",
-        "3",
-        "2",
-    ]
-
-
-def test_request_section_keeps_email_text_that_looks_like_headers() -> None:
-    text = "## Feedback\n(none)\n\n## Request\nRespond:\n## Feedback\nnot a header here"
-    sections = split_sections(text, PLANNER_SECTIONS)
-    assert sections["Feedback"] == ""
-    assert sections["Request"].endswith("## Feedback\nnot a header here")
+    lines = render_latest_actions(actions).splitlines()
+    assert [line.rsplit(" | ", 1)[1] for line in lines] == ["4", "3", "2"]
 
 
 def test_the_extraction_prompt_asks_for_a_list_of_facts_and_dated_events() -> None:
