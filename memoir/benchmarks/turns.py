@@ -277,7 +277,8 @@ async def _langgraph_storage(bench: BenchStack, threads: list[str]) -> dict[str,
 async def _memoir_storage(
     bench: BenchStack, kind: Kind, message_ids: list[tuple[str, str]]
 ) -> dict[str, float]:
-    """Mean history per turn: the turn workflow's whole history plus its part of the thread's."""
+    """Mean history per turn: the turn workflow's whole history plus its part of the thread's
+    (also shown alone as `thread_events` / `thread_bytes`)."""
     turn_ids = {
         names.turn_workflow_id(bench.user_id, memoir_thread(kind, thread), message_id): (
             memoir_thread(kind, thread)
@@ -288,12 +289,15 @@ async def _memoir_storage(
     for thread in sorted(set(turn_ids.values())):
         events = await history_events(bench.client, names.thread_workflow_id(bench.user_id, thread))
         segments.update(thread_segments(events))
-    total = HistoryCost()
+    turns, threads = HistoryCost(), HistoryCost()
     for turn_id in turn_ids:
-        total += HistoryCost.of(await history_events(bench.client, turn_id))
-        total += segments.get(turn_id, HistoryCost())
+        turns += HistoryCost.of(await history_events(bench.client, turn_id))
+        threads += segments.get(turn_id, HistoryCost())
     count = len(turn_ids)
-    return {key: round(value / count, 1) for key, value in asdict(total).items()}
+    out = {key: round(value / count, 1) for key, value in asdict(turns + threads).items()}
+    out["thread_events"] = round(threads.events / count, 1)
+    out["thread_bytes"] = round(threads.bytes / count, 1)
+    return out
 
 
 # ----- the benchmark -------------------------------------------------------------------------
