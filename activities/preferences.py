@@ -3,9 +3,8 @@
 from temporalio import activity
 
 from activities.deps import Deps
-from memoir.llm.triage_lessons import lesson_for_update
 from memoir.models import PreferenceUpdate, names
-from memoir.preference_update import updated_preferences
+from memoir.preference_update import request_for_update, updated_preferences
 
 
 class PreferenceActivities:
@@ -17,18 +16,13 @@ class PreferenceActivities:
         """A targeted update stored as a new version tagged with the decision that caused it.
 
         A triage decision on an email writes a lesson scoped to that email (sender, domain or
-        subject pattern: `memoir.llm.triage_lessons`) under the heading of its action."""
+        subject pattern: `memoir.llm.triage_lessons`) under the heading of its action; feedback
+        on or an edit of a draft writes only what is general (`memoir.llm.offline_preferences`).
+        """
         store = self._deps.stores.preferences
         current = await store.get_memory(update.user_id, update.namespace)
-        lesson = lesson_for_update(update, current)
-        result = await updated_preferences(
-            self._deps.llm,
-            update.namespace,
-            current,
-            update.messages,
-            decision=update.decision,
-            lesson=lesson,
-        )
+        request = request_for_update(update, current)
+        result = await updated_preferences(self._deps.llm, request)
         version = await store.put(
             update.user_id,
             update.namespace,

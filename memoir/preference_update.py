@@ -1,13 +1,24 @@
-"""Preference memory updates (seed 000 `update_memory`): targeted, never a rewrite."""
+"""Preference memory updates (seed 000 `update_memory`): targeted, never a rewrite.
+
+The updater takes a typed `PreferenceRequest` (namespace, current profile, decision, the email,
+the draft's original and edited args, the feedback, the triage lesson) through
+`memoir.llm.providers.ask`: a chat model reads it rendered (`preference_update_messages`), the
+offline learner (`memoir.llm.offline_preferences`) reads its fields.
+"""
 
 from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
-from memoir.llm import structured
+from memoir.llm._text import loads_object
+from memoir.llm.offline_preferences import update_preferences_offline
 from memoir.llm.prompts import (
-    DECISION_LINE_RE,
     DECISION_MESSAGES,
     LESSON_MESSAGE,
     MEMORY_UPDATE_INSTRUCTIONS,
@@ -15,15 +26,17 @@ from memoir.llm.prompts import (
     normalize_decision,
     preference_messages,
 )
-from memoir.llm.triage_lessons import Lesson, add_lesson, has_lesson
-from memoir.models import PreferenceNamespace, UserPreferences
+from memoir.llm.providers import ask
+from memoir.llm.triage_lessons import Lesson, add_lesson, has_lesson, lesson_for_decision
+from memoir.models import EmailMessage, PreferenceNamespace, PreferenceUpdate, UserPreferences
 
 __all__ = [
     "NAMESPACE_FOR_DECISION",
-    "lesson_message",
-    "preference_messages",
+    "PreferenceRequest",
+    "preference_request",
     "preference_update_messages",
     "preserves_profile",
+    "request_for_update",
     "updated_preferences",
 ]
 
@@ -43,22 +56,123 @@ NAMESPACE_FOR_DECISION: dict[str, PreferenceNamespace] = {
 assert set(NAMESPACE_FOR_DECISION) == set(DECISION_MESSAGES)
 
 
-def preference_update_messages(
-    namespace: str, current: str, messages: list[str], decision: str | None = None
-) -> list[BaseMessage]:
-    """Seed 000's update call: the instructions, the decision messages, the reinforcement.
+@dataclass(frozen=True)
+class PreferenceRequest:
+    """What the updater sees for one human decision."""
 
-    `decision` (e.g. `PreferenceUpdate.decision`) is added as a "Decision:" line when the
-    messages do not carry one already.
-    """
-    system = MEMORY_UPDATE_INSTRUCTIONS.format(current_profile=current, namespace=namespace)
-    out: list[BaseMessage] = [SystemMessage(content=system)]
-    out.extend(HumanMessage(content=m) for m in messages)
-    if decision and not any(DECISION_LINE_RE.search(m) for m in messages):
-        out.append(HumanMessage(content=f"Decision: {normalize_decision(decision)}"))
-    if not any(MEMORY_UPDATE_INSTRUCTIONS_REINFORCEMENT in m for m in messages):
-        out.append(HumanMessage(content=MEMORY_UPDATE_INSTRUCTIONS_REINFORCEMENT))
-    return out
+    namespace: str
+    profile: str
+    decision: str
+    email: EmailMessage | None = None
+    original: dict[str, Any] = field(default_factory=dict)
+    edited: dict[str, Any] = field(default_factory=dict)
+    feedback: str = ""
+    lesson: Lesson | None = None
+    context: list[str] = field(default_factory=list)  # other words of the decision, shown as is
+
+
+def preference_request(
+    namespace: str,
+    profile: str,
+    decision: str,
+    *,
+    email: EmailMessage | None = None,
+    original: dict[str, Any] | None = None,
+    edited: dict[str, Any] | None = None,
+    feedback: str | None = None,
+    context: list[str] | None = None,
+) -> PreferenceRequest:
+    """The request for `decision` (capability spellings such as "email.send.edit" accepted);
+    a triage decision on an email gets its lesson (`memoir.llm.triage_lessons`)."""
+    decision = normalize_decision(decision)
+    if decision not in DECISION_MESSAGES:
+        raise ValueError(
+            f"unknown decision {decision!r}; expected one of {list(DECISION_MESSAGES)}"
+        )
+    lesson = None
+    if namespace == "triage_preferences" and email is not None:
+        lesson = lesson_for_decision(decision, email, profile)
+    return PreferenceRequest(
+        namespace=namespace,
+        profile=profile,
+        decision=decision,
+        email=email,
+        original=dict(original or {}),
+        edited=dict(edited or {}),
+        feedback=(feedback or "").strip(),
+        lesson=lesson,
+        context=list(context or []),
+    )
+
+
+def _args(text: str) -> dict[str, Any]:
+    """Args the turn workflow wrote with str(dict): literals only, never code."""
+    if loads_object(text):
+        return loads_object(text)
+    try:
+        value = ast.literal_eval(text)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+_WORKFLOW_LINE = re.compile(
+    r"^(?:(?P<proposed>Proposed [\w.]+:)|(?P<edited>Edited to:)|(?P<feedback>User feedback:))"
+    r"\s*(?P<rest>.*)$",
+    re.S,
+)
+
+
+def request_for_update(update: PreferenceUpdate, profile: str) -> PreferenceRequest:
+    """The request of a `PreferenceUpdate` from the turn workflow: its typed fields, or the
+    "Proposed …: {args}" / "Edited to: {args}" / "User feedback: …" messages it sends."""
+    typed: dict[str, Any] = {"original": None, "edited": None, "feedback": None}
+    context: list[str] = []
+    email_text = update.email.markdown() if update.email else None
+    for message in update.messages:
+        m = _WORKFLOW_LINE.match(message.strip())
+        if m is None:
+            if message.strip() != email_text:
+                context.append(message)
+            continue
+        rest = m.group("rest").strip()
+        if m.group("proposed"):
+            typed["original"] = _args(rest)
+        elif m.group("edited"):
+            typed["edited"] = _args(rest)
+        else:
+            typed["feedback"] = rest
+    return preference_request(
+        update.namespace,
+        profile,
+        update.decision,
+        email=update.email,
+        original=update.original or typed["original"],
+        edited=update.edited or typed["edited"],
+        feedback=update.feedback or typed["feedback"],
+        context=context,
+    )
+
+
+def preference_update_messages(request: PreferenceRequest) -> list[BaseMessage]:
+    """Seed 000's update call: the instructions with the profile, the decision messages (and
+    the triage lesson to write, word for word), then the reinforcement."""
+    system = MEMORY_UPDATE_INSTRUCTIONS.format(
+        current_profile=request.profile, namespace=request.namespace
+    )
+    humans = [*request.context]
+    humans += preference_messages(
+        request.decision,
+        email=request.email,
+        original=request.original,
+        edited=request.edited,
+        feedback=request.feedback,
+    )
+    if request.lesson is not None:
+        heading = request.lesson.action.value.capitalize()
+        humans.append(LESSON_MESSAGE.format(heading=heading, line=request.lesson.line))
+    humans.append(MEMORY_UPDATE_INSTRUCTIONS_REINFORCEMENT)
+    return [SystemMessage(content=system), *(HumanMessage(content=h) for h in humans)]
 
 
 def preserves_profile(current: str, updated: str) -> bool:
@@ -72,42 +186,28 @@ def preserves_profile(current: str, updated: str) -> bool:
     return len(lost) <= max(1, len(lines) // 5)
 
 
-def lesson_message(lesson: Lesson) -> str:
-    """The message that hands a triage lesson to the updater, with the heading it goes under."""
-    return LESSON_MESSAGE.format(heading=lesson.action.value.capitalize(), line=lesson.line)
-
-
-async def updated_preferences(
-    llm: BaseChatModel,
-    namespace: str,
-    current: str,
-    messages: list[str],
-    *,
-    decision: str | None = None,
-    lesson: Lesson | None = None,
-) -> UserPreferences:
-    """The profile after a targeted update from `messages` (see `preference_messages`).
-
-    Pass `decision` (`PreferenceUpdate.decision`) when the messages were not built with
-    `preference_messages`: it makes the decision explicit to the model.
+async def updated_preferences(llm: BaseChatModel, request: PreferenceRequest) -> UserPreferences:
+    """The profile after a targeted update for `request`.
 
     A result that would rewrite the profile (lose more than a line in five) is refused: the
-    current profile comes back unchanged, and `chain_of_thought` says why.
-
-    A triage `lesson` (`memoir.llm.triage_lessons`) is handed to the model word for word; a result
-    without it gets it added under its heading, so the lesson is always written as planned.
+    current profile comes back unchanged, and `chain_of_thought` says why. A triage lesson is
+    always written as planned: a result without it gets it added under its heading.
     """
-    if lesson is not None:
-        messages = [*messages, lesson_message(lesson)]
-    runnable = structured(llm, UserPreferences)
-    prompt = preference_update_messages(namespace, current, messages, decision)
-    result = await runnable.ainvoke(prompt)
+    current = request.profile
+    result = await ask(
+        llm,
+        UserPreferences,
+        request,
+        render=preference_update_messages,
+        offline=update_preferences_offline,
+    )
     if not preserves_profile(current, result.user_preferences):
         result = UserPreferences(
             chain_of_thought="Refused the update: it rewrote the profile instead of a targeted "
             f"change. Model said: {result.chain_of_thought}",
             user_preferences=current,
         )
+    lesson = request.lesson
     if lesson is not None and not has_lesson(result.user_preferences, lesson):
         text, what = add_lesson(result.user_preferences, lesson)
         result = UserPreferences(

@@ -1,116 +1,145 @@
-"""Offline preference updater: seed 000 `update_memory` as one targeted line, never a rewrite.
+"""Offline preference learner: seed 000 `update_memory` as targeted lines, never a rewrite.
 
-Reads `MEMORY_UPDATE_INSTRUCTIONS` (the current profile in the last `<memory_profile>` block)
-and the human messages built by `prompts.preference_messages` (the email's markdown, then a
-decision message ending in `Decision: <decision>`). The profile comes back unchanged except for
-one line added, or one learned line corrected in place. A triage decision writes a targeted
-lesson (`memoir.llm.triage_lessons`) under the heading of its action: the line handed over in the
-"Lesson to record" message, else the lesson planned from the email's sender and subject.
+Reads the typed `PreferenceRequest` (`memoir.preference_update`). A triage decision writes its
+scoped lesson (`memoir.llm.triage_lessons.add_lesson`) under the heading of its action. Feedback
+on a draft is cut into clauses, and only the GENERAL ones become preferences, judged by the
+rules and the nearest example of `memoir/data/preference_examples.yaml` (a clause about this
+one draft only revises it). An edit teaches what changed in general form (the sign-off, the
+greeting, a much shorter email, the meeting length). Lines take the canonical forms that
+`memoir.llm.preference_kinds` reads back; everything else in the profile is kept word for word.
 """
 
 from __future__ import annotations
 
-import ast
 import re
-from datetime import datetime
-from typing import Any
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import time
+from functools import cache
+from importlib import resources
+from typing import TYPE_CHECKING, Any
 
-from langchain_core.messages import BaseMessage
+import yaml
+from pydantic import BaseModel
 
-from memoir.llm._text import human_texts, loads_object, system_text
-from memoir.llm.prompts import (
-    DECISION_LINE_RE,
-    LESSON_MESSAGE_RE,
-    normalize_decision,
-    one_line,
-)
-from memoir.llm.triage_lessons import (
-    LESSON_DECISIONS,
-    Lesson,
-    add_lesson,
-    lesson_for_decision,
-    parse_lesson,
-)
-from memoir.llm.triage_rules import TriageEmail
+from memoir.embeddings import Embedder
+from memoir.llm.preference_kinds import read_calendar_rules, read_response_style
+from memoir.llm.triage_lessons import LESSON_DECISIONS, add_lesson
 from memoir.models import UserPreferences
 
+if TYPE_CHECKING:
+    from memoir.preference_update import PreferenceRequest
 
-def _current_profile(system: str) -> tuple[str, str]:
-    """(namespace, current profile) from the rendered instructions."""
-    ns = re.search(r"^# Process current profile for (\S+)", system, re.M)
-    namespace = ns.group(1) if ns else ""
-    tail = system[ns.end() :] if ns else system
-    blocks = re.findall(r"<memory_profile>\n?(.*?)\n?</memory_profile>", tail, re.S)
-    return namespace, (blocks[-1] if blocks else "")
+__all__ = ["Learned", "clauses", "learn_from_edit", "learn_from_feedback"]
 
 
-def _infer_decision(text: str, namespace: str) -> str | None:
-    """The decision: its `Decision:` line, else read from the wording (seed 000 and variants)."""
-    lines = DECISION_LINE_RE.findall(text)
-    if lines:
-        return normalize_decision(str(lines[-1]))
-    low = text.lower()
-    calendar = namespace == "cal_preferences" or (
-        namespace != "response_preferences" and "calendar." in low
-    )
-    kind = "calendar" if calendar else "email"
-    if "<edited>" in low or "edited to:" in low or re.search(r"\bedited the\b", low):
-        return f"{kind}.edit"
-    if re.search(r"\backnowledged\b|\bseen, thanks\b", low):
-        return "notify.acknowledge"
-    if re.search(r"\b(?:decided|chose|wants?) to (?:respond|reply)\b", low):
-        return "notify.respond"
-    if re.search(r"\b(?:ignored|decided to ignore|chose to ignore)\b", low):
-        if "proposed email" in low or "email draft" in low:
-            return "email.ignore"
-        if "proposed calendar" in low or "calendar invitation" in low:
-            return "calendar.ignore"
-        if "question" in low:
-            return "question.ignore"
-        return "notify.ignore"
-    if "<feedback>" in low or "user feedback:" in low or "gave feedback" in low:
-        return f"{kind}.feedback"
-    return None
+@cache
+def _table() -> dict[str, Any]:
+    text = (resources.files("memoir") / "data" / "preference_examples.yaml").read_text("utf-8")
+    table: dict[str, Any] = yaml.safe_load(text)
+    return table
 
 
-def _email_field(text: str, name: str) -> str:
-    m = re.search(rf"^\*\*{name}\*\*:[ \t]*(.*)$", text, re.M) or re.search(
-        rf"^{name}:[ \t]*(.*)$", text, re.M
-    )
-    return m.group(1).strip() if m else ""
+@dataclass(frozen=True)
+class Learned:
+    """One general preference: its kind, its value (None for a fixed line), and why."""
+
+    kind: str
+    value: Any
+    why: str
 
 
-def _tag(text: str, tag: str) -> str | None:
-    m = re.search(rf"<{tag}>(.*?)</{tag}>", text, re.S)
-    return m.group(1).strip() if m else None
+_SPLIT = re.compile(
+    r"""(?:[.!?;]+\s+|,?\s+(?:and|but|also|then|plus)\s+(?=(?:\S+\s+){2}\S)|,\s+(?=[a-z]))"""
+)
 
 
-def _args(text: str, tag: str, line_prefix: str) -> dict[str, Any]:
-    """Args given as `<tag>JSON</tag>`, or as a "Prefix: {python dict}" line."""
-    tagged = _tag(text, tag)
-    if tagged is not None:
-        return _literal(tagged)
-    m = re.search(rf"^{line_prefix}[^:\n]*:\s*(\{{.*\}})\s*$", text, re.M)
-    return _literal(m.group(1)) if m else {}
+def clauses(text: str) -> list[str]:
+    """The clauses of feedback: cut at sentence ends, ";", "and/but/also …" before a clause of
+    three words or more, and commas before a lower-case word, never inside quotes."""
+    quoted = re.findall(r"[\"“][^\"”]*[\"”]", text)
+    masked = text
+    for i, q in enumerate(quoted):
+        masked = masked.replace(q, f"\0{i}\0", 1)
+    out = []
+    for part in _SPLIT.split(masked):
+        for i, q in enumerate(quoted):
+            part = part.replace(f"\0{i}\0", q)
+        part = part.strip(" ,.;!?")
+        if part:
+            out.append(part)
+    return out
 
 
-def _literal(text: str) -> dict[str, Any]:
-    value = loads_object(text)
-    if value:
-        return value
-    try:
-        parsed = ast.literal_eval(text)  # a dict written with str(): literals only, no code
-    except (ValueError, SyntaxError, MemoryError, RecursionError):
-        return {}
-    return parsed if isinstance(parsed, dict) else {}
+_VECTORS: dict[int, list[list[float]]] = {}
+READERS_BY_NAMESPACE: dict[str, Callable[[str], BaseModel]] = {
+    "response_preferences": read_response_style,
+    "cal_preferences": read_calendar_rules,
+}
 
 
-def _feedback(text: str) -> str | None:
-    tagged = _tag(text, "feedback")
-    if tagged:
-        return tagged
-    m = re.search(r"^User feedback:\s*(.+)$", text, re.M)
-    return m.group(1).strip() if m else None
+def _nearest(clause: str, kinds: set[str], embedder: Embedder) -> tuple[dict[str, Any], float]:
+    """The example of one of `kinds` closest to `clause` (cosine of normalised MiniLM vectors)."""
+    examples: list[dict[str, Any]] = _table()["examples"]
+    if id(embedder) not in _VECTORS:
+        _VECTORS[id(embedder)] = embedder.embed([e["text"] for e in examples])
+    [vector] = embedder.embed([clause])
+    scored = [
+        (sum(a * b for a, b in zip(vector, known, strict=True)), example)
+        for known, example in zip(_VECTORS[id(embedder)], examples, strict=True)
+        if example["kind"] in kinds
+    ]
+    score, example = max(scored, key=lambda pair: pair[0])
+    return example, score
+
+
+def _judge(clause: str, namespace: str, embedder: Embedder) -> tuple[str, Any, str]:
+    """(kind, example value, why) of one clause; kind "draft" when it is about this draft only."""
+    table = _table()
+    general = {k for k, spec in table["kinds"].items() if spec.get("namespace") == namespace}
+    general.add("other")
+    if re.search(table["general"], clause, re.I):
+        example, score = _nearest(clause, general, embedder)
+        why = f'general by its wording, of the kind of "{example["text"]}" ({score:.2f})'
+        return example["kind"], example.get("value"), why
+    if re.search(table["draft"], clause, re.I):
+        return "draft", None, "about this draft only (it names this draft, a day or a change)"
+    example, score = _nearest(clause, general | {"draft"}, embedder)
+    if score < table["min_similarity"]:
+        return "draft", None, f"near no example (best {score:.2f}), so about this draft only"
+    why = f'nearest example "{example["text"]}" ({score:.2f})'
+    return example["kind"], example.get("value"), why
+
+
+def _values(clause: str, kind: str, value: Any, namespace: str) -> dict[str, Any]:
+    """Kind → value of a general clause: the example's own value, else what the namespace's
+    reader finds in it, else its kind's fixed line (brief), else the clause in its own words."""
+    if value is not None:
+        return {kind: value}
+    read = READERS_BY_NAMESPACE[namespace](clause).model_dump(exclude={"other"})
+    found = {k: v for k, v in read.items() if v}
+    if found.get("tone") == "brief":  # "keep it short" is said by its own line
+        del found["tone"]
+        found["brief"] = None
+    if found:
+        return found
+    if kind == "brief":
+        return {kind: None}
+    return {"other": clause[0].upper() + clause[1:] + "."}
+
+
+def learn_from_feedback(feedback: str, namespace: str, embedder: Embedder) -> list[Learned]:
+    """The general preferences in feedback on a draft, with why each clause was kept or not."""
+    learned: list[Learned] = []
+    for clause in clauses(feedback):
+        kind, value, why = _judge(clause, namespace, embedder)
+        why = f'"{clause}": {why}'
+        if kind == "draft":
+            learned.append(Learned(kind, None, why))
+            continue
+        for found, found_value in _values(clause, kind, value, namespace).items():
+            learned.append(Learned(found, found_value, why))
+    return learned
 
 
 def _lines(body: str) -> list[str]:
@@ -119,167 +148,94 @@ def _lines(body: str) -> list[str]:
 
 def _signoff(body: str) -> str:
     lines = _lines(body)
-    if not lines:
-        return ""
     if len(lines) >= 2 and lines[-2].endswith(",") and len(lines[-1].split()) <= 3:
         return f"{lines[-2]} {lines[-1]}"
-    return lines[-1] if len(lines[-1].split()) <= 6 else ""
+    return lines[-1] if lines and len(lines[-1].split()) <= 6 else ""
 
 
 def _greeting(body: str) -> str:
-    lines = _lines(body)
-    if not lines:
+    """The opening line with the recipient's name as <name>: "Hey Dan," → "Hey <name>,"."""
+    first = (_lines(body) or [""])[0]
+    if not (first.endswith(",") or re.match(r"(?:hi|hello|hey|dear|good)\b", first, re.I)):
         return ""
-    first = lines[0]
-    is_greeting = first.endswith(",") or re.match(r"^(hi|hello|hey|dear|good)\b", first, re.I)
-    return first if is_greeting and len(first.split()) <= 6 else ""
+    if len(first.split()) > 6:
+        return ""
+    return re.sub(r"^(hi|hello|hey|dear|good \w+)\s+[\w.'-]+", r"\1 <name>", first, flags=re.I)
 
 
-def _greeting_template(body: str) -> str:
-    """The greeting with the recipient's name as <name>: "Hey Dan," → "Hey <name>,"."""
-    return re.sub(
-        r"^(hi|hello|hey|dear|good morning|good afternoon)\s+[\w.'-]+",
-        r"\1 <name>",
-        _greeting(body),
-        flags=re.I,
-    )
+def learn_from_edit(original: dict[str, Any], edited: dict[str, Any]) -> list[Learned]:
+    """What an edit changed that holds for every draft: the sign-off, the greeting, a much
+    shorter email, the meeting length; new wording, subjects and times are this draft's own."""
+    learned: list[Learned] = []
+    before, after = str(original.get("body", "")), str(edited.get("body", ""))
+    if after.strip() and after.strip() != before.strip():
+        if _signoff(after) and _signoff(after) != _signoff(before):
+            learned.append(Learned("sign_off", _signoff(after), "the edit changed the sign-off"))
+        if _greeting(after) and _greeting(after) != _greeting(before):
+            learned.append(Learned("greeting", _greeting(after), "the edit changed the greeting"))
+        if len(after.split()) <= 0.7 * len(before.split()):
+            learned.append(Learned("brief", None, "the edit cut the email by a third or more"))
+    minutes = edited.get("duration_minutes")
+    if minutes and minutes != original.get("duration_minutes"):
+        learned.append(Learned("meeting_minutes", minutes, "the edit changed the meeting length"))
+    return learned
 
 
-def describe_email_edit(original: dict[str, Any], edited: dict[str, Any]) -> list[str]:
-    """What an edit of an email draft changed, as preference phrases."""
-    parts: list[str] = []
-    o_subject, e_subject = str(original.get("subject", "")), str(edited.get("subject", ""))
-    if e_subject and e_subject != o_subject:
-        parts.append(f'subjects like "{one_line(e_subject, 80)}"')
-    o_body, e_body = str(original.get("body", "")), str(edited.get("body", ""))
-    if e_body and e_body.strip() != o_body.strip():
-        before = len(parts)
-        greeting = _greeting_template(e_body)
-        if greeting and greeting != _greeting_template(o_body):
-            parts.append(f'opening with "{greeting}"')
-        signoff = _signoff(e_body)
-        if signoff and signoff != _signoff(o_body):
-            parts.append(f'signing off with "{signoff}"')
-        o_words, e_words = len(o_body.split()), len(e_body.split())
-        if o_words and e_words <= 0.7 * o_words:
-            parts.append(f"shorter emails (about {e_words} words)")
-        elif o_words and e_words >= 1.5 * o_words:
-            parts.append("more detailed emails")
-        if len(parts) == before:
-            parts.append(f'wording like "{one_line(e_body, 120)}"')
-    return parts
+def _spoken(value: Any) -> str:
+    """A value as the canonical line says it: 10:00, Mondays and Fridays, a and b."""
+    if isinstance(value, time):
+        return f"{value:%H:%M}"
+    if isinstance(value, list):
+        return " and ".join(f"{v}s" if v.endswith("day") else str(v) for v in value)
+    return str(value)
 
 
-def _time_of_day(value: Any) -> str | None:
-    try:
-        return datetime.fromisoformat(str(value)).strftime("%H:%M")
-    except ValueError:
-        return None
+def _merged(kind: str, value: Any, profile: str) -> Any:
+    """A list value joined with what the profile already says (days to avoid, attendees)."""
+    if not _table()["kinds"][kind].get("merge"):
+        return value
+    known = getattr(read_calendar_rules(profile), kind)
+    return list(dict.fromkeys([*known, *value]))
 
 
-def describe_calendar_edit(original: dict[str, Any], edited: dict[str, Any]) -> list[str]:
-    """What an edit of a calendar invitation changed, as preference phrases."""
-    parts: list[str] = []
-    for key in sorted(set(original) | set(edited)):
-        before, after = original.get(key), edited.get(key)
-        if after is None or after == before:
-            continue
-        if key in ("duration_minutes", "duration"):
-            parts.append(f"{after}-minute meetings")
-        elif key in ("start", "start_time"):
-            o_time, e_time = _time_of_day(before), _time_of_day(after)
-            if e_time and e_time != o_time:
-                parts.append(f"meetings around {e_time}")
-            elif e_time is None:
-                parts.append(f"start {after}")
-        elif key in ("title", "subject"):
-            parts.append(f'titles like "{one_line(str(after), 80)}"')
-        elif key == "attendees" and isinstance(after, list):
-            added = [str(a) for a in after if not isinstance(before, list) or a not in before]
-            if added:
-                parts.append(f"inviting {', '.join(added)}")
-        elif key not in ("end", "end_time", "event_id", "id"):
-            parts.append(f"{key.replace('_', ' ')} {one_line(str(after), 80)}")
-    return parts
-
-
-def _email_in(text: str) -> TriageEmail | None:
-    """The email of the decision messages (its Agent Inbox markdown), or None."""
-    subject, author = _email_field(text, "Subject"), _email_field(text, "From")
-    if not (subject or author):
-        return None
-    to_line = re.search(r"^(?:\*\*To\*\*|To):.*$", text, re.M)
-    body = text[to_line.end() :] if to_line else ""
-    body = body.split("\n---", 1)[0].strip()
-    return TriageEmail(author or "anyone", _email_field(text, "To"), subject, body)
-
-
-def _triage_lesson(text: str, decision: str, profile: str) -> tuple[Lesson | None, str]:
-    """The lesson to write and where it came from; (None, why) when there is none."""
-    handed = LESSON_MESSAGE_RE.search(text)
-    lesson = parse_lesson(handed.group("line")) if handed else None
-    if lesson is not None:
-        return lesson, "the lesson handed over"
-    email = _email_in(text)
-    if email is None:
-        return None, "the email (subject and sender) is missing, so there is nothing to learn"
-    lesson = lesson_for_decision(decision, email, profile)
-    if lesson is None:
-        return None, "a lesson already decides this email that way: no change"
-    return lesson, f"a lesson scoped to the email ({lesson.scope.kind.value})"
-
-
-def _append(profile: str, line: str) -> str:
-    body = profile.rstrip("\n")
-    return f"{body}\n{line}" if body else line
-
-
-def _apply_line(profile: str, line: str) -> tuple[str, str]:
-    if any(existing.strip() == line for existing in profile.splitlines()):
+def _write(profile: str, learned: Learned) -> tuple[str, str]:
+    """The profile with the learned line: replacing a line of the same kind, else appended."""
+    template: str = _table()["kinds"][learned.kind]["line"]
+    value = _merged(learned.kind, learned.value, profile)
+    line = "- " + template.format(value=_spoken(value))
+    head = template.split("{value}")[0]
+    lines = profile.rstrip("\n").splitlines()
+    if line in (existing.strip() for existing in lines):
         return profile, f"`{line}` is already in the profile: no change"
-    return _append(profile, line), f"added `{line}`"
+    for i, existing in enumerate(lines):
+        if head and existing.strip().removeprefix("- ").startswith(head):
+            lines[i] = line
+            return "\n".join(lines), f"`{existing.strip()}` corrected to `{line}`"
+    return "\n".join([*lines, line]) if profile.strip() else line, f"added `{line}`"
 
 
-def update_preferences_offline(messages: list[BaseMessage]) -> UserPreferences:
-    """One targeted change to the profile, explained in `chain_of_thought`."""
-    namespace, profile = _current_profile(system_text(messages))
-    text = "\n\n".join(human_texts(messages))
-    decision = _infer_decision(text, namespace)
-    steps = [f"Namespace {namespace or '(unknown)'}; decision {decision or '(none found)'}."]
-    changed = profile
-    if decision is not None and decision in LESSON_DECISIONS:
-        lesson, source = _triage_lesson(text, decision, profile)
-        if lesson is None:
-            steps.append(f"{source[0].upper()}{source[1:]}.")
+def update_preferences_offline(request: PreferenceRequest, embedder: Embedder) -> UserPreferences:
+    """Targeted changes to the profile, each explained in `chain_of_thought`."""
+    steps = [f"Namespace {request.namespace}; decision {request.decision}."]
+    changed, learned = request.profile, []
+    if request.decision in LESSON_DECISIONS:
+        if request.lesson is None:
+            steps.append("No lesson: the email is missing, or a lesson already decides it.")
         else:
-            changed, what = add_lesson(profile, lesson)
-            steps.append(
-                f"The user's decision teaches {lesson.action.value} for "
-                f"{lesson.scope.phrase()}, from {source}: {what}."
-            )
-    elif decision in ("email.edit", "calendar.edit"):
-        original = _args(text, "original", "Proposed")
-        edited = _args(text, "edited", "Edited to")
-        if decision == "email.edit":
-            parts, prefix = describe_email_edit(original, edited), "- When replying, prefer: "
-        else:
-            parts, prefix = describe_calendar_edit(original, edited), "- When scheduling, prefer: "
-        if parts:
-            changed, what = _apply_line(profile, prefix + "; ".join(parts))
-            steps.append(f"The edit changed {', '.join(parts)}: {what}.")
-        else:
-            steps.append("The edited version equals the original: nothing to learn.")
-    elif decision in ("email.feedback", "calendar.feedback"):
-        feedback = _feedback(text)
-        if feedback:
-            prefix = "- When replying, remember: "
-            if decision == "calendar.feedback":
-                prefix = "- When scheduling, remember: "
-            changed, what = _apply_line(profile, prefix + one_line(feedback, 200))
-            steps.append(f"The user's feedback is a preference: {what}.")
-        else:
-            steps.append("No feedback text was given: nothing to learn.")
-    else:
-        steps.append("No decision this updater knows: the profile is kept as it is.")
-    steps.append("Everything else in the profile is preserved word for word.")
-    return UserPreferences(chain_of_thought=" ".join(steps), user_preferences=changed)
+            changed, what = add_lesson(changed, request.lesson)
+            steps.append(f"The decision teaches {request.lesson.action.value}: {what}.")
+    elif request.decision.endswith(".edit"):
+        learned = learn_from_edit(request.original, request.edited)
+        steps.append("The edit changed nothing general." if not learned else "")
+    elif request.decision.endswith(".feedback"):
+        learned = learn_from_feedback(request.feedback, request.namespace, embedder)
+        steps.append("No feedback text: nothing to learn." if not learned else "")
+    for item in learned:
+        if item.kind == "draft":
+            steps.append(f"{item.why}: it revises this draft only, nothing is learned.")
+            continue
+        changed, what = _write(changed, item)
+        steps.append(f"{item.why}: {what}.")
+    steps.append("Everything else in the profile is kept word for word.")
+    text = " ".join(s for s in steps if s)
+    return UserPreferences(chain_of_thought=text, user_preferences=changed)

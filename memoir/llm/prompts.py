@@ -21,12 +21,11 @@ Planner (seed 002 PlannerNode)
     `clarification_feedback`, `approval_feedback`), and last `## Request` (the message, or
     `EMAIL_REQUEST_PREFIX` + the email's markdown when an email must be answered).
 
-Preference update (seed 000 `update_memory`)
-    system: `MEMORY_UPDATE_INSTRUCTIONS` (current profile inside the last `<memory_profile>` block,
-    namespace on the "# Process current profile for" line); humans: `preference_messages(...)`:
-    the email's markdown and one decision message ending in a "Decision: <decision>" line, with
-    `<original>`/`<edited>` JSON for edits and `<feedback>` text for feedback; for a triage
-    decision, a `LESSON_MESSAGE` with the exact lesson line to write under its heading.
+Preference update (seed 000 `update_memory`; rendered from `preference_update.PreferenceRequest`)
+    system: `MEMORY_UPDATE_INSTRUCTIONS` with the current profile; humans: `preference_messages`
+    (the email's markdown, the decision message with `<original>`/`<edited>` JSON or
+    `<feedback>` text, a "Decision:" line), a triage decision's `LESSON_MESSAGE`, the
+    reinforcement.
 
 Reply writer (seed 002 Join → Formatter → Writer; rendered from `responder.WriterRequest`)
     system: `REPLY_SYSTEM_PROMPT` (Profile, Memory, Preferences: `render_preferences`, Now);
@@ -137,9 +136,6 @@ Subject: {subject}
 LESSON_MESSAGE = (
     'Lesson to record: put this line under the "{heading}" heading of the profile, word for word, '
     "replacing a line about exactly the same emails if there is one; change nothing else:\n{line}"
-)
-LESSON_MESSAGE_RE = re.compile(
-    r"^Lesson to record:.*\n(?P<line>\s*-\s*(?:Ignore|Notify|Respond)\s*:.*)$", re.I | re.M
 )
 
 # --------------------------------------------------------------------------------------------
@@ -313,12 +309,17 @@ assistant.
 - Generate the profile as a string
 
 # Line formats
-- A decision about one email (ignore / notify / respond): add (or correct) one line
-  `- Ignore: emails like "<subject>" from <author>` (or `- Notify:` / `- Respond:`).
-- An edit of an email draft: one line `- When replying, prefer: <what the edit changed>`.
-- Feedback on an email draft: one line `- When replying, remember: <feedback>`.
-- An edit of a calendar invitation: one line `- When scheduling, prefer: <what changed>`.
-- Feedback on a calendar invitation: one line `- When scheduling, remember: <feedback>`.
+- A decision about one email (ignore / notify / respond): the lesson line handed over, word for
+  word, under the heading of its action.
+- Feedback on or an edit of a draft: keep ONLY what holds for every future email or meeting
+  ("keep it shorter", "always sign off with Best, Sam", a replaced sign-off, a changed meeting
+  length). What belongs to this one draft ("propose Thursday 3pm", "tell him yes", new wording)
+  revises the draft and is never written here. Write each preference as one line of these
+  forms: `- Sign off emails with "Best, Sam".`, `- Open emails with "Hey <name>,".`,
+  `- Keep emails short.`, `- Write emails in a warm tone.`, `- Meetings last 45 minutes.`,
+  `- Avoid meetings before 10:00.`, `- Avoid meetings after 17:00.`,
+  `- Avoid meetings on Fridays.`, `- Invite dana@example.com to meetings by default.`,
+  replacing an older line of the same form; other general habits in the user's words.
 
 # Reasoning Steps
 1. Analyze the current memory profile structure and content
@@ -404,7 +405,6 @@ DECISION_MESSAGES: dict[str, str] = {
     "calendar.feedback": "User gave feedback on the calendar invitation, which can be used to "
     "update the calendar preferences.",
 }
-DECISION_LINE_RE = re.compile(r"^Decision:\s*(?P<decision>[\w.]+)\s*$", re.M)
 
 
 # "email.send.edit" (a capability) → "email.edit" (a decision); ".response" → ".feedback".

@@ -103,6 +103,11 @@ class PreferenceUpdate(BaseModel):
     email: EmailMessage | None = Field(
         default=None, description="The email a triage decision is about (scopes its lesson)."
     )
+    original: dict[str, Any] | None = Field(
+        default=None, description="An edited or commented draft's args as proposed."
+    )
+    edited: dict[str, Any] | None = Field(default=None, description="The args as edited.")
+    feedback: str | None = Field(default=None, description="The person's words on the draft.")
 
 
 class Candidate(BaseModel):

@@ -4,9 +4,9 @@ from typing import Any
 
 from memoir.llm import OfflineChatModel
 from memoir.llm.prompts import DEFAULT_CAL_PREFERENCES, DEFAULT_RESPONSE_PREFERENCES
-from memoir.models import EmailMessage
+from memoir.models import EmailMessage, PreferenceNamespace, PreferenceUpdate
 from memoir.planner import make_plan
-from memoir.preference_update import updated_preferences
+from memoir.preference_update import request_for_update, updated_preferences
 
 EMAIL = EmailMessage(
     email_id="e1",
@@ -17,15 +17,29 @@ EMAIL = EmailMessage(
 )
 
 
+def _update(
+    namespace: PreferenceNamespace, decision: str, messages: list[str], **kwargs: Any
+) -> PreferenceUpdate:
+    return PreferenceUpdate(
+        user_id="u1",
+        namespace=namespace,
+        decision=decision,
+        messages=messages,
+        turn_id="t1",
+        **kwargs,
+    )
+
+
 async def test_ignored_notify_email_in_plain_words_adds_an_ignore_line(
     offline: OfflineChatModel,
 ) -> None:
-    result = await updated_preferences(
-        offline,
+    update = _update(
         "triage_preferences",
-        "RULES",
+        "notify.ignore",
         [EMAIL.markdown(), "The user ignored this email: it should not need their attention."],
+        email=EMAIL,
     )
+    result = await updated_preferences(offline, request_for_update(update, "RULES"))
     assert result.user_preferences == (
         "RULES\n\nIgnore (learned from your decisions):\n"
         '- Ignore: emails from dan@acme.com (you ignored "Thursday?")\n'
@@ -37,28 +51,25 @@ async def test_edit_given_as_python_dicts_adds_a_reply_preference(
 ) -> None:
     proposed = {"to": "Dan", "subject": "Re: Thursday?", "body": "Hi Dan,\n\nYes.\n\nBest,\nAna"}
     edited = {**proposed, "body": "Hi Dan,\n\nYes.\n\nCheers,\nAna"}
-    result = await updated_preferences(
-        offline,
+    update = _update(
         "response_preferences",
-        DEFAULT_RESPONSE_PREFERENCES,
+        "email.send.edit",
         [f"Proposed email.send: {proposed}", f"Edited to: {edited}"],
-        decision="email.send.edit",
     )
-    assert result.user_preferences.endswith(
-        '\n- When replying, prefer: signing off with "Cheers, Ana"'
-    )
-
-
-async def test_feedback_line_adds_a_scheduling_reminder(offline: OfflineChatModel) -> None:
     result = await updated_preferences(
-        offline,
+        offline, request_for_update(update, DEFAULT_RESPONSE_PREFERENCES)
+    )
+    assert result.user_preferences.endswith('\n- Sign off emails with "Cheers, Ana".')
+
+
+async def test_feedback_line_adds_a_scheduling_preference(offline: OfflineChatModel) -> None:
+    update = _update(
         "cal_preferences",
-        DEFAULT_CAL_PREFERENCES,
+        "calendar.schedule.response",
         ["Proposed calendar.schedule: {'title': 'Sync'}", "User feedback: never on Fridays"],
     )
-    assert result.user_preferences == (
-        DEFAULT_CAL_PREFERENCES + "\n- When scheduling, remember: never on Fridays"
-    )
+    result = await updated_preferences(offline, request_for_update(update, DEFAULT_CAL_PREFERENCES))
+    assert result.user_preferences == (DEFAULT_CAL_PREFERENCES + "\n- Avoid meetings on Fridays.")
 
 
 async def test_seed_respond_messages_with_empty_feedback_still_plan_a_reply(

@@ -1,15 +1,24 @@
-"""Preference updates: one targeted line, never a rewrite; and what triage learns from it."""
+"""Preference updates: targeted lines, never a rewrite; triage lessons; only general feedback."""
 
+import pytest
+
+from memoir.embeddings import LocalEmbedder
 from memoir.llm import OfflineChatModel, ScriptedChatModel
+from memoir.llm.offline_preferences import clauses, learn_from_feedback
+from memoir.llm.preference_kinds import read_calendar_rules, read_response_style
 from memoir.llm.prompts import (
     DEFAULT_CAL_PREFERENCES,
     DEFAULT_RESPONSE_PREFERENCES,
     DEFAULT_TRIAGE_INSTRUCTIONS,
     MEMORY_UPDATE_INSTRUCTIONS_REINFORCEMENT,
-    preference_messages,
 )
-from memoir.models import Classification, EmailMessage
-from memoir.preference_update import NAMESPACE_FOR_DECISION, updated_preferences
+from memoir.models import Classification, EmailMessage, PreferenceUpdate
+from memoir.preference_update import (
+    NAMESPACE_FOR_DECISION,
+    preference_request,
+    request_for_update,
+    updated_preferences,
+)
 from memoir.triage import triage_email
 
 JIRA = EmailMessage(
@@ -19,6 +28,12 @@ JIRA = EmailMessage(
     subject="[JIRA] PROJ-12 status changed to Done",
     body="Bob changed the status of PROJ-12. This is an automated message.",
 )
+DRAFT = {
+    "to": "dan@acme.com",
+    "subject": "Re: Thursday",
+    "body": "Hi Dan,\n\nThanks for the invitation. I'll check my calendar and "
+    "confirm a time shortly.\n\nBest regards,\nAna",
+}
 
 
 def added_lines(before: str, after: str) -> list[str]:
@@ -29,12 +44,10 @@ def added_lines(before: str, after: str) -> list[str]:
 async def test_notify_ignore_keeps_old_text_and_adds_one_scoped_ignore_lesson(
     offline: OfflineChatModel,
 ) -> None:
-    result = await updated_preferences(
-        offline,
-        "triage_preferences",
-        DEFAULT_TRIAGE_INSTRUCTIONS,
-        preference_messages("notify.ignore", email=JIRA),
+    request = preference_request(
+        "triage_preferences", DEFAULT_TRIAGE_INSTRUCTIONS, "notify.ignore", email=JIRA
     )
+    result = await updated_preferences(offline, request)
     assert result.user_preferences.startswith(DEFAULT_TRIAGE_INSTRUCTIONS)
     # The seed's text has no "Ignore" heading of its own: the lesson gets one.
     assert added_lines(DEFAULT_TRIAGE_INSTRUCTIONS, result.user_preferences) == [
@@ -50,15 +63,15 @@ async def test_opposite_decision_narrows_the_lesson_for_this_email(
 ) -> None:
     first = await updated_preferences(
         offline,
-        "triage_preferences",
-        DEFAULT_TRIAGE_INSTRUCTIONS,
-        preference_messages("notify.ignore", email=JIRA),
+        preference_request(
+            "triage_preferences", DEFAULT_TRIAGE_INSTRUCTIONS, "notify.ignore", email=JIRA
+        ),
     )
     second = await updated_preferences(
         offline,
-        "triage_preferences",
-        first.user_preferences,
-        preference_messages("notify.respond", email=JIRA),
+        preference_request(
+            "triage_preferences", first.user_preferences, "notify.respond", email=JIRA
+        ),
     )
     assert added_lines(first.user_preferences, second.user_preferences) == [
         "Respond (learned from your decisions):",
@@ -74,66 +87,248 @@ async def test_opposite_decision_narrows_the_lesson_for_this_email(
 
 
 async def test_same_decision_twice_changes_nothing(offline: OfflineChatModel) -> None:
+    ignore = "notify.ignore"
     first = await updated_preferences(
         offline,
-        "triage_preferences",
-        DEFAULT_TRIAGE_INSTRUCTIONS,
-        preference_messages("notify.ignore", email=JIRA),
+        preference_request("triage_preferences", DEFAULT_TRIAGE_INSTRUCTIONS, ignore, email=JIRA),
     )
     again = await updated_preferences(
         offline,
-        "triage_preferences",
-        first.user_preferences,
-        preference_messages("notify.ignore", email=JIRA),
+        preference_request("triage_preferences", first.user_preferences, ignore, email=JIRA),
     )
     assert again.user_preferences == first.user_preferences
 
 
-async def test_email_edit_adds_one_line_describing_the_edit(offline: OfflineChatModel) -> None:
-    original = {
-        "to": "dan@acme.com",
-        "subject": "Re: Thursday",
-        "body": "Hi Dan,\n\nThanks for the invitation. I'll check my calendar and "
-        "confirm a time shortly.\n\nBest regards,\nAna",
-    }
-    edited = {**original, "body": "Hey Dan,\n\nThursday works.\n\nCheers,\nAna"}
-    result = await updated_preferences(
-        offline,
+async def test_email_edit_learns_the_greeting_sign_off_and_length_not_the_wording(
+    offline: OfflineChatModel,
+) -> None:
+    edited = {**DRAFT, "body": "Hey Dan,\n\nThursday works.\n\nCheers,\nAna"}
+    request = preference_request(
         "response_preferences",
         DEFAULT_RESPONSE_PREFERENCES,
-        preference_messages("email.edit", original=original, edited=edited),
+        "email.send.edit",
+        original=DRAFT,
+        edited=edited,
     )
-    assert added_lines(DEFAULT_RESPONSE_PREFERENCES, result.user_preferences) == [
-        '- When replying, prefer: opening with "Hey <name>,"; signing off with "Cheers, Ana"; '
-        "shorter emails (about 6 words)"
+    result = await updated_preferences(offline, request)
+    added = added_lines(DEFAULT_RESPONSE_PREFERENCES, result.user_preferences)
+    assert added == [
+        '- Sign off emails with "Cheers, Ana".',
+        '- Open emails with "Hey <name>,".',
+        "- Keep emails short.",
     ]
+    style = read_response_style(result.user_preferences)
+    assert (style.sign_off, style.greeting, style.tone) == ("Cheers, Ana", "Hey <name>,", "brief")
+    assert "Thursday works" not in result.user_preferences
 
 
-async def test_calendar_edit_adds_one_scheduling_line(offline: OfflineChatModel) -> None:
+async def test_an_edit_of_the_sign_off_replaces_the_learned_sign_off(
+    offline: OfflineChatModel,
+) -> None:
+    profile = DEFAULT_RESPONSE_PREFERENCES + '\n- Sign off emails with "Best, Ana".'
+    edited = {**DRAFT, "body": DRAFT["body"].replace("Best regards,", "Warmly,")}
+    request = preference_request(
+        "response_preferences", profile, "email.edit", original=DRAFT, edited=edited
+    )
+    result = await updated_preferences(offline, request)
+    assert result.user_preferences == (
+        DEFAULT_RESPONSE_PREFERENCES + '\n- Sign off emails with "Warmly, Ana".'
+    )
+    assert read_response_style(result.user_preferences).sign_off == "Warmly, Ana"
+
+
+async def test_an_edit_of_the_wording_only_learns_nothing(offline: OfflineChatModel) -> None:
+    edited = {**DRAFT, "body": DRAFT["body"].replace("shortly", "by Friday")}
+    request = preference_request(
+        "response_preferences",
+        DEFAULT_RESPONSE_PREFERENCES,
+        "email.edit",
+        original=DRAFT,
+        edited=edited,
+    )
+    result = await updated_preferences(offline, request)
+    assert result.user_preferences == DEFAULT_RESPONSE_PREFERENCES
+    assert "nothing general" in result.chain_of_thought
+
+
+async def test_calendar_edit_learns_the_meeting_length_not_the_time(
+    offline: OfflineChatModel,
+) -> None:
     original = {"title": "Sync", "start": "2025-01-16T09:00:00+01:00", "duration_minutes": 30}
     edited = {**original, "start": "2025-01-16T10:00:00+01:00", "duration_minutes": 15}
-    result = await updated_preferences(
-        offline,
+    request = preference_request(
         "cal_preferences",
         DEFAULT_CAL_PREFERENCES,
-        preference_messages("calendar.edit", original=original, edited=edited),
+        "calendar.edit",
+        original=original,
+        edited=edited,
     )
+    result = await updated_preferences(offline, request)
     assert added_lines(DEFAULT_CAL_PREFERENCES, result.user_preferences) == [
-        "- When scheduling, prefer: 15-minute meetings; meetings around 10:00"
+        "- Meetings last 15 minutes."
     ]
+    assert read_calendar_rules(result.user_preferences).meeting_minutes == 15
 
 
-async def test_update_call_carries_profile_decision_and_reinforcement() -> None:
+async def test_feedback_on_this_draft_writes_nothing_permanent(offline: OfflineChatModel) -> None:
+    for feedback in ("Propose Thursday 3pm works", "Tell him I can't make it tomorrow"):
+        request = preference_request(
+            "response_preferences",
+            DEFAULT_RESPONSE_PREFERENCES,
+            "email.feedback",
+            original=DRAFT,
+            feedback=feedback,
+        )
+        result = await updated_preferences(offline, request)
+        assert result.user_preferences == DEFAULT_RESPONSE_PREFERENCES
+        assert "revises this draft only" in result.chain_of_thought
+
+
+async def test_mixed_feedback_keeps_only_the_general_clause(offline: OfflineChatModel) -> None:
+    request = preference_request(
+        "response_preferences",
+        DEFAULT_RESPONSE_PREFERENCES,
+        "email.feedback",
+        original=DRAFT,
+        feedback="Propose Thursday 3pm works, and keep it shorter",
+    )
+    result = await updated_preferences(offline, request)
+    assert added_lines(DEFAULT_RESPONSE_PREFERENCES, result.user_preferences) == [
+        "- Keep emails short."
+    ]
+    assert "Thursday" not in result.user_preferences
+    assert read_response_style("- Keep emails short.").tone == "brief"
+
+
+@pytest.mark.parametrize(
+    ("namespace", "feedback", "line", "field", "value"),
+    [
+        (
+            "response_preferences",
+            'Always sign off with "Best, Sam"',
+            '- Sign off emails with "Best, Sam".',
+            "sign_off",
+            "Best, Sam",
+        ),
+        (
+            "response_preferences",
+            "be a bit warmer",
+            "- Write emails in a warm tone.",
+            "tone",
+            "warm",
+        ),
+        (
+            "cal_preferences",
+            "I prefer 45-minute meetings",
+            "- Meetings last 45 minutes.",
+            "meeting_minutes",
+            45,
+        ),
+        (
+            "cal_preferences",
+            "no calls on Fridays please",
+            "- Avoid meetings on Fridays.",
+            "avoid_days",
+            ["Friday"],
+        ),
+        (
+            "cal_preferences",
+            "always invite dana@example.com",
+            "- Invite dana@example.com to meetings by default.",
+            "default_attendees",
+            ["dana@example.com"],
+        ),
+    ],
+)
+async def test_general_feedback_writes_one_canonical_line_the_readers_understand(
+    offline: OfflineChatModel, namespace: str, feedback: str, line: str, field: str, value: object
+) -> None:
+    decision = "email.feedback" if namespace == "response_preferences" else "calendar.feedback"
+    result = await updated_preferences(
+        offline, preference_request(namespace, "", decision, feedback=feedback)
+    )
+    assert result.user_preferences == line
+    reader = read_response_style if namespace == "response_preferences" else read_calendar_rules
+    assert getattr(reader(result.user_preferences), field) == value
+
+
+async def test_days_to_avoid_are_merged_into_one_line(offline: OfflineChatModel) -> None:
+    profile = "- Meetings last 30 minutes.\n- Avoid meetings on Fridays."
+    request = preference_request(
+        "cal_preferences", profile, "calendar.feedback", feedback="never on Mondays"
+    )
+    result = await updated_preferences(offline, request)
+    assert result.user_preferences == (
+        "- Meetings last 30 minutes.\n- Avoid meetings on Fridays and Mondays."
+    )
+    assert read_calendar_rules(result.user_preferences).avoid_days == ["Monday", "Friday"]
+
+
+def test_feedback_is_cut_into_clauses_but_never_inside_a_sign_off() -> None:
+    assert clauses("Propose Thursday 3pm works, and keep it shorter") == [
+        "Propose Thursday 3pm works",
+        "keep it shorter",
+    ]
+    assert clauses('Sign off with "Best, Sam"; no emojis. Thanks!') == [
+        'Sign off with "Best, Sam"',
+        "no emojis",
+        "Thanks",
+    ]
+    assert clauses("avoid Mondays and Fridays") == ["avoid Mondays and Fridays"]
+
+
+def test_feedback_about_the_draft_is_judged_draft_only(embedder: LocalEmbedder) -> None:
+    for feedback in ("move it to 4pm", "make it 30 minutes", "add sam@acme.com to the invite"):
+        [learned] = learn_from_feedback(feedback, "cal_preferences", embedder)
+        assert learned.kind == "draft", learned.why
+
+
+async def test_workflow_messages_become_a_typed_request(offline: OfflineChatModel) -> None:
+    proposed = {"to": "Dan", "subject": "Re: Thursday?", "body": "Hi Dan,\n\nYes.\n\nBest,\nAna"}
+    edited = {**proposed, "body": "Hi Dan,\n\nYes.\n\nCheers,\nAna"}
+    update = PreferenceUpdate(
+        user_id="u1",
+        namespace="response_preferences",
+        decision="email.send.edit",
+        messages=[f"Proposed email.send: {proposed}", f"Edited to: {edited}"],
+        turn_id="t1",
+    )
+    request = request_for_update(update, DEFAULT_RESPONSE_PREFERENCES)
+    assert (request.decision, request.original, request.edited) == (
+        "email.edit",
+        proposed,
+        edited,
+    )
+    result = await updated_preferences(offline, request)
+    assert result.user_preferences.endswith('\n- Sign off emails with "Cheers, Ana".')
+
+
+def test_a_notify_update_gets_its_lesson_and_keeps_its_words_as_context() -> None:
+    update = PreferenceUpdate(
+        user_id="u1",
+        namespace="triage_preferences",
+        decision="notify.ignore",
+        messages=[JIRA.markdown(), "The user ignored this notification."],
+        turn_id="t1",
+        email=JIRA,
+    )
+    request = request_for_update(update, "RULES")
+    assert request.lesson is not None and request.lesson.action is Classification.IGNORE
+    assert request.context == ["The user ignored this notification."]
+
+
+async def test_update_call_carries_profile_decision_lesson_and_reinforcement() -> None:
     llm = ScriptedChatModel(
         responses={"UserPreferences": [{"chain_of_thought": "ok", "user_preferences": "A\nB"}]}
     )
     await updated_preferences(
-        llm, "triage_preferences", "A", preference_messages("notify.ignore", email=JIRA)
+        llm, preference_request("triage_preferences", "A", "notify.ignore", email=JIRA)
     )
     seen = llm.calls_for("UserPreferences")[0].text
     assert "# Process current profile for triage_preferences\n<memory_profile>\nA\n" in seen
     assert "**Subject**: [JIRA] PROJ-12 status changed to Done" in seen
     assert "Decision: notify.ignore" in seen
+    assert "- Ignore: emails from jira@acme.atlassian.example" in seen
     assert seen.rstrip().endswith(MEMORY_UPDATE_INSTRUCTIONS_REINFORCEMENT)
 
 
@@ -143,9 +338,9 @@ async def test_model_rewrite_of_the_profile_is_refused() -> None:
         responses={"UserPreferences": [{"chain_of_thought": "rewrote", "user_preferences": "new"}]}
     )
     result = await updated_preferences(
-        llm, "triage_preferences", current, preference_messages("notify.ignore", email=JIRA)
+        llm, preference_request("triage_preferences", current, "notify.ignore", email=JIRA)
     )
-    assert result.user_preferences == current
+    assert result.user_preferences.startswith(current)
     assert "Refused" in result.chain_of_thought
 
 
@@ -155,9 +350,9 @@ async def test_triage_follows_the_line_learned_from_an_ignore(
     before = await triage_email(offline, JIRA, DEFAULT_TRIAGE_INSTRUCTIONS)
     learned = await updated_preferences(
         offline,
-        "triage_preferences",
-        DEFAULT_TRIAGE_INSTRUCTIONS,
-        preference_messages("notify.ignore", email=JIRA),
+        preference_request(
+            "triage_preferences", DEFAULT_TRIAGE_INSTRUCTIONS, "notify.ignore", email=JIRA
+        ),
     )
     similar = JIRA.model_copy(
         update={"email_id": "e2", "subject": "[JIRA] PROJ-99 status changed to In Review"}
