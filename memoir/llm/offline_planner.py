@@ -47,10 +47,6 @@ Risk = Literal["low", "medium", "high"]
 I = re.I  # noqa: E741
 PRONOUNS = {"it", "that", "this", "them", "those", "these", "that one", "this one", "one"}
 DEFAULT_MINUTES = 30
-MEETING_NOUN = (
-    r"\b(?:meeting|call|sync|1:1|one[- ]on[- ]one|catch[- ]?up|appointment|lunch|coffee|"
-    r"interview|stand-?up|session|event|demo)s?\b"
-)
 
 
 @cache
@@ -236,6 +232,8 @@ class OfflinePlanner:
                 confidence=spec.get("confidence", 0.9),
                 reasoning="No tool is needed." if kind != "meta" else "About the assistant.",
             )
+        if "plan" in spec:
+            return self._templated(spec["plan"], text, match.groups)
         builder: Callable[[str, dict[str, str]], Plan | None] = getattr(
             self, "_" + match.intent.replace(".", "_")
         )
@@ -266,67 +264,51 @@ class OfflinePlanner:
         spec = _data("intents")["referential"]
         confirm = re.match(spec["confirm"], text, I)
         if len(text.split()) > spec["max_words"] or not (
-            re.search(spec["refers"], text, I) or confirm
+            confirm or re.search(spec["refers"], text, I)
         ):
             return None
-        verb, targets = next(
-            (
-                (v, s["targets"])
-                for v, s in spec["verbs"].items()
-                if re.search(s["pattern"], text, I)
-            ),
-            ("confirm" if confirm else "", []),
-        )
-        if not verb:
-            return None
+        verbs = [
+            (v, s["targets"]) for v, s in spec["verbs"].items() if re.search(s["pattern"], text, I)
+        ]
+        verb, targets = verbs[0] if verbs else ("confirm" if confirm else "", {})
         ref = f"“{text}” is referential ({verb})"
-        if re.search(MEETING_NOUN, text, I):  # "move that meeting": only calendar actions fit
-            targets = [t for t in targets if t.startswith("calendar.")]
-        elif re.search(r"\breminders?\b", text, I):
-            targets = [t for t in targets if t.startswith("reminders.")]
-        if verb == "confirm":
-            return self._accept_proposal(ref, spec["proposal"])
+        if verb in ("", "confirm"):
+            return self._accept_proposal(ref, spec["proposal"]) if verb else None
+        for family in ("calendar", "reminders"):  # "move that meeting": calendar actions only
+            if re.search(spec[family], text, I):
+                targets = {k: v for k, v in targets.items() if k.startswith(family)}
+                break
         actions = self.req.latest_actions
-        target = next((a for a in actions if _tool(a) in targets), None)
-        if target is None:
+        if (target := next((a for a in actions if _tool(a) in targets), None)) is None:
             known = ", ".join(_describe(a) for a in actions) or "none"
             return _unclear(
                 f"{ref}, but no latest action can be the target (latest actions: {known}).",
                 "Which one do you mean?",
             )
-        subject, ids, tool = _subject(target), dict(target.external_ids), _tool(target)
+        subject, cap = _subject(target), targets[_tool(target)]
         why = (
             f"{ref}; the most recent plausible latest action is {_describe(target)}, the "
             "strongest candidate for “it”."
         )
-        if verb == "complete":
-            step = _step("reminders.complete", {"query": subject, **ids}, f"Mark “{subject}” done")
-            return _operation(f"complete reminder {subject}", [step], why)
-        if verb == "remove":
-            cap = "reminders.delete" if tool == "reminders.create" else "calendar.cancel"
-            step = _step(cap, {"query": subject, **ids}, f"Remove “{subject}”")
-            return _operation(f"{cap} {subject}", [step], why + " It needs approval.")
-        when = parse_when(text, self.now, self.tz)
-        if when is None:
+        step = _step(
+            cap, {"query": subject, **target.external_ids}, f"{verb.capitalize()} “{subject}”"
+        )
+        if verb != "move":
+            return _operation(f"{verb} {subject}", [step], why)
+        if (when := parse_when(text, self.now, self.tz)) is None:
             return _missing(
                 f"move {subject}",
                 ["when"],
                 f"When should I move “{subject}” to?",
                 why + " No new time was given.",
             )
-        if tool != "reminders.create":
-            step = _step(
-                "calendar.update",
-                {"query": subject, "start": when.isoformat(), **ids},
-                f"Move “{subject}” to {_fmt(when)}",
-            )
-            return _operation(
-                f"move event {subject}", [step], why + " Calendar changes need approval."
-            )
+        if cap != "reminders.create":
+            step.args["start"] = when.isoformat()
+            return _operation(f"move {subject}", [step], why)
         steps = [
-            _step("reminders.delete", {"query": subject, **ids}, f"Delete “{subject}”"),
+            step.model_copy(update={"capability": "reminders.delete"}),
             _step(
-                "reminders.create",
+                cap,
                 {"text": subject, "due_at": when.isoformat()},
                 f"Remind you to {subject} at {_fmt(when)}",
                 "s2",
@@ -336,8 +318,7 @@ class OfflinePlanner:
         return _operation(
             f"move reminder {subject}",
             steps,
-            why + " There is no reminders.update,"
-            " so the reminder is replaced (delete, then create); deleting needs approval.",
+            f"{why} There is no reminders.update: the reminder is replaced (delete, then create).",
         )
 
     def _accept_proposal(self, ref: str, proposal: str) -> Plan:
@@ -365,45 +346,34 @@ class OfflinePlanner:
             "Sorry, what would you like me to do?",
         )
 
-    # ----- reminders ---------------------------------------------------------------------------
+    # ----- one-step intents from their `plan` template --------------------------------------
 
-    def _reminders_delete_all(self, text: str, groups: dict[str, str]) -> Plan:
-        step = _step("reminders.delete", {"all": True}, "Delete all your reminders")
-        return _operation(
-            "delete all reminders",
-            [step],
-            "One bulk delete of every reminder: high risk, needs approval.",
-            risk="high",
-        )
+    def _templated(self, tpl: dict[str, Any], text: str, groups: dict[str, str]) -> Plan | None:
+        """The intent's step: slots from the rule's groups (or patterns, defaults) into args."""
+        values: dict[str, str] = {}
+        for slot, how in tpl.get("slots", {}).items():
+            found = re.search(how["pattern"], text, I) if "pattern" in how else None
+            raw = groups.get(how.get("from", slot)) or groups.get("rest") or (found and found[1])
+            raw = raw or (text if how.get("or_text") else how.get("default", ""))
+            when = parse_when(raw, self.now, self.tz) if how.get("time") else None
+            if how.get("time"):
+                values[slot] = when.isoformat() if when else ""
+                continue
+            if "cut" in how:
+                raw = strip_when(re.split(how["cut"], raw.strip(), maxsplit=1)[0]) or raw
+            values[slot] = _clean(raw)
+            if how.get("required") and values[slot].lower() in {"", *PRONOUNS}:
+                return None
+        args = {
+            k: v.format(**values) if isinstance(v, str) else v
+            for k, v in tpl.get("args", {}).items()
+        }
+        args = {k: v for k, v in args.items() if v != ""}
+        step = _step(tpl["capability"], args, tpl["say"].format(**values))
+        why = tpl["why"].format(**values)
+        return _operation(tpl["intent"].format(**values), [step], why, risk=tpl.get("risk", "low"))
 
-    def _reminder_query(self, groups: dict[str, str]) -> str | None:
-        query = _clean(groups.get("query") or groups.get("rest") or "")
-        return None if not query or query.lower() in PRONOUNS else query
-
-    def _reminders_delete(self, text: str, groups: dict[str, str]) -> Plan | None:
-        if (query := self._reminder_query(groups)) is None:
-            return None
-        step = _step("reminders.delete", {"query": query}, f"Delete the reminder “{query}”")
-        return _operation(
-            f"delete reminder {query}",
-            [step],
-            f"Delete the reminder matching “{query}”: needs approval.",
-        )
-
-    def _reminders_complete(self, text: str, groups: dict[str, str]) -> Plan | None:
-        if (query := self._reminder_query(groups)) is None:
-            return None
-        step = _step("reminders.complete", {"query": query}, f"Mark “{query}” as done")
-        return _operation(
-            f"complete reminder {query}", [step], f"Complete the reminder matching “{query}”."
-        )
-
-    def _reminders_list(self, text: str, groups: dict[str, str]) -> Plan:
-        return _operation(
-            "list reminders",
-            [_step("reminders.list", {}, "List your reminders")],
-            "The user asks which reminders they have.",
-        )
+    # ----- reminders, email ----------------------------------------------------------------------
 
     def _reminders_create(self, text: str, groups: dict[str, str]) -> Plan:
         rest = groups.get("rest", text)
@@ -452,56 +422,22 @@ class OfflinePlanner:
     # ----- email ---------------------------------------------------------------------------------
 
     def _email_send(self, text: str, groups: dict[str, str]) -> Plan | None:
+        spec = _data("intents")["email"]
         to, rest = re.sub(r"'s$", "", groups.get("to", "")), groups.get("rest", "")
-        if not to or to.lower() in {
-            "the",
-            "a",
-            "an",
-            "my",
-            "our",
-            "this",
-            "that",
-            "it",
-            "back",
-            "me",
-            "all",
-        }:
+        if not to or to.lower() in spec["not_recipients"]:
             return None
-        second = re.match(r"^\s+([A-Z][a-z'-]+)\b", rest)
-        if second and second[1].lower() not in {
-            "about",
-            "regarding",
-            "saying",
-            "that",
-            "to",
-            "and",
-            "with",
-            "asking",
-            "re",
-        }:
-            to, rest = f"{to} {second[1]}", rest[second.end() :]
-        rest = re.sub(
-            r"^\s*(?:'s\s+)?(?:an?\s+)?(?:e-?mail|message|note|mail|line)\b", "", rest, flags=I
-        ).strip()
-        subject = body = None
-        if about := re.match(
-            r"^(?:about|regarding|re:?|on)\s+(?P<s>.+?)(?:\s*(?::|,|—|\s-\s|\bsaying\b|\bthat\b|"
-            r"\bto say\b|\band (?:say|tell \w+)\b)\s*(?P<b>.*))?$",
-            rest,
-            I | re.S,
-        ):
-            subject, body = about["s"].strip(), (about["b"] or "").strip()
-        elif said := re.match(
-            r"^(?::|,|saying|that|to say|and say|(?:and )?tell(?:ing)? (?:him|her|them)|with)"
-            r"\s*(?:that\s+)?(?P<b>.+)$",
-            rest,
-            I | re.S,
-        ):
-            body = said["b"].strip()
-        elif asking := re.match(
-            r"^(?:and\s+)?ask(?:ing)?\s+(?:him|her|them\s+)?(?P<q>.+)$", rest, I
-        ):
-            body = f"Could you let me know {asking['q'].strip().rstrip('?')}?"
+        if (m := re.match(r"^\s+([A-Z][a-z'-]+)\b", rest)) and m[1].lower() not in spec[
+            "not_surnames"
+        ]:
+            to, rest = f"{to} {m[1]}", rest[m.end() :]
+        rest = re.sub(spec["medium"], "", rest, flags=I).strip()
+        said: dict[str, str] = {}
+        for part in spec["parts"]:
+            if m := re.match(part["pattern"], rest, I | re.S):
+                said = {k: (v or "").strip() for k, v in m.groupdict().items()}
+                said["body"] = part.get("body", "{body}").format(**said)
+                break
+        body = said.get("body", "")
         if to.lower() in {"him", "her", "them"}:
             return _missing(
                 "send email",
@@ -509,9 +445,8 @@ class OfflinePlanner:
                 "Who should I send the email to?",
                 f"“{to}” does not say who the email is for.",
             )
-        draft, notes = self._draft(
-            to.split()[0] if "@" not in to else first_name(to), "", [sentence(body)] if body else []
-        )
+        who = to.split()[0] if "@" not in to else first_name(to)
+        draft, notes, content = self._draft(who, "", [sentence(body)] if body else [])
         if draft is None:
             return _missing(
                 f"email {to}",
@@ -519,16 +454,15 @@ class OfflinePlanner:
                 f"What should the email to {to} say?",
                 f"The recipient is {to} but the email's content is missing.",
             )
-        subject = sentence(
-            subject or " ".join(re.sub(r"[^\w\s'-]", "", body or draft).split()[:6]) or "Hello"
-        ).rstrip(".")
+        words = re.sub(r"[^\w\s'-]", "", " ".join(content)).split()
+        subject = sentence(said.get("subject") or " ".join(words[:6]) or "Hello").rstrip(".")
         step = _step(
             "email.send", {"to": to, "subject": subject, "body": draft}, f"Email {to}: “{subject}”"
         )
         return _operation(
             f"email {to}",
             [step],
-            f"Email {to}; subject “{subject}”. Sending email needs approval. {notes}".strip(),
+            f"Email {to}; subject “{subject}”; it needs approval. {notes}".strip(),
         )
 
     def _email_reply(self) -> Plan:
@@ -552,7 +486,7 @@ class OfflinePlanner:
         ):
             content.append(deadline["say"].format(deadline=m[0].strip()))
             why += " The response preferences ask to acknowledge deadlines."
-        body, notes = self._draft(who, kind["thanks"], content)
+        body, notes, _ = self._draft(who, kind["thanks"], content)
         assert body is not None
         subject = (
             email.subject if re.match(r"^\s*re\s*:", email.subject, I) else f"Re: {email.subject}"
@@ -569,9 +503,12 @@ class OfflinePlanner:
             f"{why} {notes} Sending email needs the user's approval.".replace("  ", " "),
         )
 
-    def _draft(self, who: str, thanks: str, content: list[str]) -> tuple[str | None, str]:
-        """The email body (None without content) and what shaped it: the response preferences,
-        then the feedback on the draft (style instructions change the style, the rest is said)."""
+    def _draft(
+        self, who: str, thanks: str, content: list[str]
+    ) -> tuple[str | None, str, list[str]]:
+        """The email body (None without content), what shaped it and what it says: the response
+        preferences, then feedback on the draft (style instructions restyle it, the rest is
+        said)."""
         style, said, notes = self.style.model_copy(), [], []
         for revision in self.revisions:
             clauses = re.split(_data("drafts")["feedback"]["clauses"], revision.text.strip())
@@ -587,7 +524,7 @@ class OfflinePlanner:
                     notes.append(f"the feedback “{clause}” goes into the draft")
         content = said or content
         if not content:
-            return None, ""
+            return None, "", []
         parts = dict(_data("drafts")["default"], thanks=thanks)
         for tone in (style.tone or "").split(" and "):
             parts.update(_data("drafts")["tones"].get(tone, {}))
@@ -603,7 +540,7 @@ class OfflinePlanner:
             notes.insert(
                 0, f"response style {style.model_dump(exclude={'other'}, exclude_none=True)}"
             )
-        return body, (("Draft: " + "; ".join(notes) + ".") if notes else "")
+        return body, (("Draft: " + "; ".join(notes) + ".") if notes else ""), content
 
     # ----- calendar ------------------------------------------------------------------------------
 
@@ -736,7 +673,10 @@ class OfflinePlanner:
 
     def _calendar_update(self, text: str, groups: dict[str, str]) -> Plan | None:
         fragment = groups.get("query", text)
-        if (query := _query_of(fragment)).lower() in PRONOUNS:
+        head = re.split(
+            r"\s+to\s+|\s+(?=(?:on|at|by|until|from|for)\b)", fragment.strip(), maxsplit=1
+        )[0]
+        if (query := _clean(strip_when(head)) or _clean(fragment)).lower() in PRONOUNS:
             return None
         when = parse_when(re.split(r"\s+to\s+", fragment, maxsplit=1)[-1], self.now, self.tz)
         shift = re.search(
@@ -760,19 +700,6 @@ class OfflinePlanner:
             f"Move “{query}”: calendar.update, which needs approval.",
         )
 
-    def _calendar_cancel(self, text: str, groups: dict[str, str]) -> Plan | None:
-        fragment = groups.get("query", text)
-        if (query := _query_of(fragment)).lower() in PRONOUNS:
-            return None
-        args = {"query": query}
-        if when := parse_when(fragment, self.now, self.tz):
-            args["start"] = when.isoformat()
-        return _operation(
-            f"cancel {query}",
-            [_step("calendar.cancel", args, f"Cancel the {query}")],
-            f"Cancel “{query}”: calendar.cancel, which needs approval.",
-        )
-
     def _calendar_availability(self, text: str, groups: dict[str, str]) -> Plan:
         when = parse_when(text, self.now, self.tz)
         day = (when or self.now).replace(hour=0, minute=0, second=0, microsecond=0)
@@ -784,34 +711,6 @@ class OfflinePlanner:
         return _operation(
             "check availability", [step], f"The user asks about their calendar on {day:%Y-%m-%d}."
         )
-
-    # ----- other tools -------------------------------------------------------------------------
-
-    def _contacts_lookup(self, text: str, groups: dict[str, str]) -> Plan | None:
-        if not (name := groups.get("name", "").strip()):
-            return None
-        return _operation(
-            f"look up {name}",
-            [_step("contacts.lookup", {"name": name}, f"Look up {name}")],
-            f"The user asks for {name}'s contact details.",
-        )
-
-    def _knowledge_search(self, text: str, groups: dict[str, str]) -> Plan:
-        query = (groups.get("q") or text).strip().rstrip("?")
-        step = _step("knowledge.search", {"query": query}, "Search your documents")
-        return _operation("search documents", [step], "The user asks what their documents say.")
-
-    def _drafted(self, kind: str, text: str) -> Plan:
-        m = re.search(r"\b(?:about|on|regarding|for)\s+(.+)$", text, I)
-        topic = _clean(m[1]) if m else "this conversation"
-        step = _step(f"{kind}.draft", {"topic": topic}, f"Draft {kind} for review")
-        return _operation(f"draft {kind}", [step], f"Draft {kind} from the session.")
-
-    def _handoff_draft(self, text: str, groups: dict[str, str]) -> Plan:
-        return self._drafted("handoff", text)
-
-    def _notes_draft(self, text: str, groups: dict[str, str]) -> Plan:
-        return self._drafted("notes", text)
 
 
 def _complete(plan: Plan) -> bool:
@@ -829,11 +728,6 @@ def _say(clause: str) -> str:
         if m := re.match(rule["pattern"], clause, I):
             return sentence(rule["say"].format(rest=(m.groupdict().get("rest") or "").strip()))
     return sentence(clause)
-
-
-def _query_of(fragment: str) -> str:
-    head = re.split(r"\s+to\s+|\s+(?=(?:on|at|by|until|from|for)\b)", fragment.strip(), maxsplit=1)
-    return _clean(strip_when(head[0])) or _clean(fragment)
 
 
 def _tool(action: LatestAction) -> str:
