@@ -4,8 +4,8 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test dev install lint typecheck histories replay bench-memory eval-recall eval-triage \
-	clean
+.PHONY: demo test dev install lint typecheck histories replay bench-memory bench-turns bench-hitl \
+	eval-recall eval-triage clean
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -46,6 +46,15 @@ replay: $(STAMP)
 bench-memory: $(STAMP)
 	$(BIN)/python bench/memory_bench.py
 	$(BIN)/python bench/records_bench.py
+
+# Turns through the real API and pipeline (sequential, 8 and 16 in flight) beside the same stages
+# as a LangGraph graph over PostgresSaver; results in bench/results/turns.{json,md,png} (~5 minutes).
+bench-turns: $(STAMP)
+	$(BIN)/memoir bench turns
+
+# From a person's answer (inbox, chat) to the turn's next activity; bench/results/hitl.{json,md}.
+bench-hitl: $(STAMP)
+	$(BIN)/memoir bench hitl
 
 # Evidence recall@k of the memory path on the bundled long conversations, against a naive baseline.
 eval-recall: $(STAMP)

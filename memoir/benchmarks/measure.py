@@ -19,6 +19,7 @@ _CHILD_INITIATED = EventType.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED
 _ACTIVITY_SCHEDULED = EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED
 _ACTIVITY_STARTED = EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED
 _MARKER = EventType.EVENT_TYPE_MARKER_RECORDED
+_WORKFLOW_TASK_SCHEDULED = EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED
 _WORKFLOW_TASK_STARTED = EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED
 _WORKFLOW_TASK_COMPLETED = EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED
 _SIGNALED = EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED
@@ -176,23 +177,29 @@ async def history_events(client: Client, workflow_id: str) -> list[HistoryEvent]
 
 
 def thread_segments(events: Sequence[HistoryEvent]) -> dict[str, HistoryCost]:
-    """A thread workflow's events per turn: from an accepted update (the message arriving) up to
-    the next one, named by the child turn it started; the run's first events (before any
-    update) are under "". A segment that started no turn (a duplicate, an answer) joins the
-    turn before it."""
-    segments: dict[str, list[HistoryEvent]] = {"": []}
+    """A thread workflow's events per turn, named by the child turn each part started.
+
+    A part starts with the workflow task that accepted a message's update (the message
+    arriving) and runs up to the next such task: the update, the child's start and completion,
+    and the idle timer after it. Events before the first message are under ""; a part that
+    started no turn (a duplicate, an answer to a question) joins the turn before it."""
+    starts: list[int] = []
+    scheduled = 0
+    for index, event in enumerate(events):
+        if event.event_type == _WORKFLOW_TASK_SCHEDULED:
+            scheduled = index
+        elif event.event_type == _ACCEPTED and (not starts or scheduled > starts[-1]):
+            starts.append(scheduled)
+    segments: dict[str, list[HistoryEvent]] = {"": list(events[: starts[0] if starts else None])}
     current = ""
-    pending: list[HistoryEvent] = []
-    for event in events:
-        if event.event_type == _ACCEPTED:
-            segments.setdefault(current, []).extend(pending)
-            pending = []
-        pending.append(event)
-        if event.event_type == _CHILD_INITIATED:
-            current = event.start_child_workflow_execution_initiated_event_attributes.workflow_id
-            segments.setdefault(current, []).extend(pending)
-            pending = []
-    segments.setdefault(current, []).extend(pending)
+    for start, end in zip(starts, [*starts[1:], len(events)], strict=True):
+        part = events[start:end]
+        for event in part:
+            if event.event_type == _CHILD_INITIATED:
+                attributes = event.start_child_workflow_execution_initiated_event_attributes
+                current = attributes.workflow_id
+                break
+        segments.setdefault(current, []).extend(part)
     return {turn: HistoryCost.of(found) for turn, found in segments.items()}
 
 

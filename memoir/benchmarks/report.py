@@ -28,7 +28,8 @@ def turns_markdown(report: dict[str, Any]) -> str:
     lines = [
         f"# memoir bench turns ({env['when']})",
         "",
-        f"{config['turns']} turns per phase; {env['cpus']} CPUs, load average at the start "
+        f"{config['turns']} turns per phase (rounded up to a multiple of the turns in flight); "
+        f"{env['cpus']} CPUs, load average at the start "
         f"{', '.join(str(x) for x in env['load_average'])}; LangGraph durability "
         f"`{config['durability']}`. CPU per turn: the Temporal dev server / this process (worker, "
         "API, client) / Postgres. History per turn: Memoir's Temporal events and bytes (turn "

@@ -44,6 +44,7 @@ System = Literal["memoir", "langgraph"]
 Kind = Literal["chat", "email"]
 Say = Callable[[str], None]
 WAIT_FOR_TURN = 120.0  # seconds a turn may take before the phase fails
+SETTLE = 1.0  # seconds after a phase before its histories are read
 
 
 @dataclass
@@ -231,13 +232,19 @@ class PhaseRun:
         return time.perf_counter() - start
 
 
+def phase_turns(turns: int, in_flight: int) -> int:
+    """`turns` rounded up to a multiple of `in_flight`: every thread runs as many turns."""
+    return -(-turns // in_flight) * in_flight
+
+
 async def run_phase(
     bench: BenchStack, system: System, kind: Kind, in_flight: int, config: TurnsConfig, say: Say
 ) -> Phase:
     """Warm up, measure, then read what the turns left in storage."""
-    run = PhaseRun(bench, system, kind, in_flight, config.turns, config.chat_text, say)
+    turns = phase_turns(config.turns, in_flight)
+    run = PhaseRun(bench, system, kind, in_flight, turns, config.chat_text, say)
     if kind == "email":
-        script_email_turns(bench.llm, config.turns + in_flight)
+        script_email_turns(bench.llm, turns + in_flight)
     await run.warm_up()
     threads = [memoir_thread(kind, run.thread(slot)) for slot in range(in_flight)]
     before_storage = await _langgraph_storage(bench, threads) if system == "langgraph" else {}
@@ -250,7 +257,7 @@ async def run_phase(
     if system == "langgraph":
         after_storage = await _langgraph_storage(bench, threads)
         storage = {
-            f"checkpoint_{k}": round((after_storage[k] - before_storage[k]) / config.turns, 1)
+            f"checkpoint_{k}": round((after_storage[k] - before_storage[k]) / turns, 1)
             for k in after_storage
         }
     elif config.histories:
@@ -259,11 +266,11 @@ async def run_phase(
         system=system,
         kind=kind,
         in_flight=in_flight,
-        turns=config.turns,
+        turns=turns,
         wall_s=round(wall, 3),
         latency=latency_summary(run.latencies),
-        turns_per_s=round(config.turns / wall, 2),
-        cpu_ms_per_turn=cpu_per_turn(before, after, config.turns),
+        turns_per_s=round(turns / wall, 2),
+        cpu_ms_per_turn=cpu_per_turn(before, after, turns),
         storage_per_turn=storage,
         failed=run.failed,
         scripted_plans=scripted_plans,
@@ -285,6 +292,7 @@ async def _memoir_storage(
         )
         for thread, message_id in message_ids
     }
+    await asyncio.sleep(SETTLE)  # the threads record the last turns' completion and idle timer
     segments: dict[str, HistoryCost] = {}
     for thread in sorted(set(turn_ids.values())):
         events = await history_events(bench.client, names.thread_workflow_id(bench.user_id, thread))
@@ -338,7 +346,8 @@ async def run_turns(
         for kind in config.kinds:
             for in_flight in config.in_flight:
                 for system in config.systems:
-                    say(f"{system} {kind}: {config.turns} turns, {in_flight} in flight")
+                    turns = phase_turns(config.turns, in_flight)
+                    say(f"{system} {kind}: {turns} turns, {in_flight} in flight")
                     phases.append(await run_phase(bench, system, kind, in_flight, config, say))
     return {
         "benchmark": "turns",
