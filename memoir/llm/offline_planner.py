@@ -7,8 +7,9 @@
 - A short follow-up ("cancel it", "move it to 5pm", "do it") applies to the latest action or
   accepts the assistant's last proposal.
 - Any other request gets the intent of `memoir/data/planner_intents.yaml` whose rule fires first,
-  else of its nearest example (MiniLM), and the intent's builder fills the tool's args; calendar
-  steps follow the calendar preferences (length, hours and days to avoid, default attendees).
+  else of its nearest example (MiniLM), and the intent's template or builder fills the tool's
+  args; calendar steps follow the calendar preferences (length, hours and days to avoid, default
+  attendees).
 
 Every plan's reasoning says which rule or example fired. Clarifications complete or replace the
 request; where a capability is not connected and another intent serves the request with a
@@ -23,7 +24,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import cache
 from importlib import resources
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import yaml
@@ -43,10 +44,10 @@ from memoir.timeparse import find_time_phrases, parse_when, strip_when
 if TYPE_CHECKING:
     from memoir.planner import PlannerRequest
 
-Risk = Literal["low", "medium", "high"]
 I = re.I  # noqa: E741
-PRONOUNS = {"it", "that", "this", "them", "those", "these", "that one", "this one", "one"}
+PRONOUNS = {"", "it", "that", "this", "them", "those", "these", "that one", "this one", "one"}
 DEFAULT_MINUTES = 30
+APPROVAL = ("email.", "calendar.schedule", "calendar.update", "calendar.cancel", "reminders.delete")
 
 
 @cache
@@ -59,7 +60,7 @@ def _data(name: str) -> dict[str, Any]:
 _examples: dict[int, tuple[list[tuple[str, str]], np.ndarray]] = {}
 
 
-def _nearest(text: str, embedder: Embedder) -> tuple[str, str, float] | None:
+def _nearest(text: str, embedder: Embedder) -> tuple[str, str, float]:
     """(intent, example, cosine similarity) of the example nearest to `text`."""
     if id(embedder) not in _examples:
         pairs = [(n, e) for n, s in _data("intents")["intents"].items() for e in s["examples"]]
@@ -67,7 +68,7 @@ def _nearest(text: str, embedder: Embedder) -> tuple[str, str, float] | None:
     pairs, matrix = _examples[id(embedder)]
     scores = matrix @ np.array(embedder.embed([text])[0])
     best = int(np.argmax(scores))
-    return (*pairs[best], float(scores[best])) if len(pairs) else None
+    return (*pairs[best], float(scores[best]))
 
 
 @dataclass
@@ -83,23 +84,19 @@ def _step(cap: str, args: dict[str, Any], text: str, sid: str = "s1", deps: Any 
     return PlanStep(id=sid, capability=cap, args=args, depends_on=list(deps), description=text)
 
 
-def _operation(
-    intent: str, steps: list[PlanStep], why: str, *, risk: Risk = "low", confidence: float = 0.9
-) -> Plan:
-    """An operation; side effects beyond reminders.create need approval (medium risk at least)."""
-    approval = any(
-        s.capability.split(".")[0] in ("email", "calendar") or s.capability == "reminders.delete"
-        for s in steps
-        if not s.capability.endswith("availability")
-    )
-    risk = "medium" if approval and risk == "low" else risk
-    return Plan(
-        intent=intent,
-        confidence=confidence,
-        risk=risk,
-        needs_approval=approval,
-        steps=steps,
-        reasoning=why,
+def _operation(intent: str, steps: list[PlanStep], why: str, risk: str = "low") -> Plan:
+    """An operation; side-effecting tools need approval at medium risk or more."""
+    ok = any(s.capability.startswith(APPROVAL) for s in steps)
+    risk = "medium" if ok and risk == "low" else risk
+    return Plan.model_validate(
+        {
+            "intent": intent,
+            "confidence": 0.9,
+            "risk": risk,
+            "needs_approval": ok,
+            "steps": steps,
+            "reasoning": why,
+        }
     )
 
 
@@ -128,11 +125,9 @@ def _clean(text: str) -> str:
     return text
 
 
-def _signed(sign_off: str, name: str) -> str:
-    """ "Cheers, Ana" → "Cheers,\\nAna"; "Best regards," → "Best regards,\\n<name>"."""
-    if sign_off.endswith(","):
-        return f"{sign_off}\n{name}".strip()
-    return sign_off.replace(", ", ",\n", 1)
+def _at(day: datetime, moment: Any) -> datetime:
+    """`day` at the clock time of `moment` (a time or a datetime)."""
+    return day.replace(hour=moment.hour, minute=moment.minute, second=0, microsecond=0)
 
 
 class OfflinePlanner:
@@ -143,9 +138,12 @@ class OfflinePlanner:
         self.now, self.tz = request.now, request.timezone
         self.style = read_response_style(request.response_preferences)
         self.cal = read_calendar_rules(request.cal_preferences)
-        self.revisions = [f for f in request.feedback if f.kind == "draft"]
+        self.revisions = [f.text for f in request.feedback if f.kind == "draft"]
 
-    # ----- the request --------------------------------------------------------------------
+    def _when(self, text: str) -> datetime | None:
+        return parse_when(text, self.now, self.tz)
+
+    # ----- the request -------------------------------------------------------------------------
 
     def plan(self) -> Plan:
         """The plan for the request, with the clarifications applied."""
@@ -167,8 +165,7 @@ class OfflinePlanner:
         plan = self._plan_text(text)
         if missing := self._unconnected(plan):
             notes.append(
-                f"Not connected for this user: {', '.join(missing)} (the capability "
-                "check will say so)."
+                f"Not connected for this user: {', '.join(missing)} (the capability check says so)."
             )
         plan.reasoning = " ".join([plan.reasoning, *notes]).strip()
         return plan
@@ -179,8 +176,7 @@ class OfflinePlanner:
             return _unclear("The request is empty.", "What would you like me to do?")
         if referential and (plan := self._referential(text)):
             return plan
-        match = self._match(text)
-        if match is not None and (plan := self._build(match, text)) is not None:
+        if (match := self._match(text)) and (plan := self._build(match, text)):
             for other in _data("intents")["alternatives"].get(match.intent, []):
                 plan = self._prefer_connected(plan, other, text)
             plan.reasoning = f"{match.why}. {plan.reasoning}"
@@ -191,25 +187,21 @@ class OfflinePlanner:
         )
 
     def _match(self, text: str, only: str | None = None) -> Match | None:
-        """The first intent whose rule fires, else the intent of the nearest example."""
-        table = _data("intents")
+        """The first intent whose rule fires, else the intent of the nearest example, else the
+        first fallback intent whose rule fires."""
         if match := self._rule(text, only, fallback=False):
             return match
-        near = None if only else _nearest(text, self.embedder)
-        if near is None or near[2] < table["fuzzy_threshold"]:
-            return self._rule(text, only, fallback=True)
-        name, example, score = near
-        spec = table["intents"][name]
-        if len(text.split()) > spec.get("max_words", 99):
-            return None
-        why = f"Intent {name}: nearest example “{example}” (similarity {score:.2f})"
-        rest = re.sub(spec.get("lead", "^$"), "", text, count=1, flags=I).strip()
-        groups: dict[str, str] = {"rest": rest} if "lead" in spec else {}
-        if spec.get("fuzzy_as") and (
-            again := self._match(spec["fuzzy_as"].format(rest=rest), name)
+        name, example, score = _nearest(text, self.embedder) if not only else ("", "", 0.0)
+        spec = _data("intents")["intents"].get(name, {})
+        if score < _data("intents")["fuzzy_threshold"] or len(text.split()) > spec.get(
+            "max_words", 99
         ):
+            return self._rule(text, only, fallback=True)
+        rest = re.sub(spec.get("lead", "^$"), "", text, count=1, flags=I).strip()
+        groups = {"rest": rest} if "lead" in spec else {}
+        if "fuzzy_as" in spec and (again := self._match(spec["fuzzy_as"].format(rest=rest), name)):
             groups = again.groups
-        return Match(name, groups, why)
+        return Match(name, groups, f"Intent {name}: nearest example “{example}” ({score:.2f})")
 
     def _rule(self, text: str, only: str | None, *, fallback: bool) -> Match | None:
         """The first intent (of the fallback ones, or the others) whose rule fires."""
@@ -226,18 +218,14 @@ class OfflinePlanner:
     def _build(self, match: Match, text: str) -> Plan | None:
         spec = _data("intents")["intents"][match.intent]
         if kind := spec.get("kind"):
-            return Plan(
-                intent=match.intent,
-                intent_type=kind,
-                confidence=spec.get("confidence", 0.9),
-                reasoning="No tool is needed." if kind != "meta" else "About the assistant.",
-            )
+            why = "About the assistant." if kind == "meta" else "No tool is needed."
+            confidence = spec.get("confidence", 0.9)
+            return Plan(intent=match.intent, intent_type=kind, confidence=confidence, reasoning=why)
         if "plan" in spec:
             return self._templated(spec["plan"], text, match.groups)
-        builder: Callable[[str, dict[str, str]], Plan | None] = getattr(
-            self, "_" + match.intent.replace(".", "_")
-        )
-        return builder(text, match.groups)
+        build: Callable[[str, dict[str, str]], Plan | None]
+        build = getattr(self, "_" + match.intent.replace(".", "_"))
+        return build(text, match.groups)
 
     def _unconnected(self, plan: Plan) -> list[str]:
         """The families the plan needs that are not connected (none when none are listed)."""
@@ -246,19 +234,17 @@ class OfflinePlanner:
 
     def _prefer_connected(self, plan: Plan, other: str, text: str) -> Plan:
         """`plan`, unless it needs an unconnected capability that intent `other` does without."""
-        if not (missing := self._unconnected(plan)):
-            return plan
-        match = self._match(text, only=other)
+        match = self._match(text, only=other) if (missing := self._unconnected(plan)) else None
         alt = self._build(match, text) if match else None
         if alt is None or not alt.steps or self._unconnected(alt):
             return plan
         alt.reasoning = (
-            f"{plan.steps[0].capability} would need {', '.join(missing)}, which is "
-            f"not connected; {other} is connected and serves the request. " + alt.reasoning
+            f"{plan.steps[0].capability} would need {', '.join(missing)}, which is not "
+            f"connected; {other} is connected and serves the request. {alt.reasoning}"
         )
         return alt
 
-    # ----- referential follow-ups (seed 002 Latest Actions) ----------------------------------
+    # ----- referential follow-ups (seed 002 Latest Actions) ------------------------------------
 
     def _referential(self, text: str) -> Plan | None:
         spec = _data("intents")["referential"]
@@ -281,40 +267,30 @@ class OfflinePlanner:
         actions = self.req.latest_actions
         if (target := next((a for a in actions if _tool(a) in targets), None)) is None:
             known = ", ".join(_describe(a) for a in actions) or "none"
-            return _unclear(
-                f"{ref}, but no latest action can be the target (latest actions: {known}).",
-                "Which one do you mean?",
-            )
+            why = f"{ref}, but no latest action can be the target (latest actions: {known})."
+            return _unclear(why, "Which one do you mean?")
         subject, cap = _subject(target), targets[_tool(target)]
         why = (
-            f"{ref}; the most recent plausible latest action is {_describe(target)}, the "
-            "strongest candidate for “it”."
+            f"{ref}; the latest plausible action, {_describe(target)}, is the strongest candidate."
         )
         step = _step(
             cap, {"query": subject, **target.external_ids}, f"{verb.capitalize()} “{subject}”"
         )
         if verb != "move":
             return _operation(f"{verb} {subject}", [step], why)
-        if (when := parse_when(text, self.now, self.tz)) is None:
-            return _missing(
-                f"move {subject}",
-                ["when"],
-                f"When should I move “{subject}” to?",
-                why + " No new time was given.",
-            )
+        if (when := self._when(text)) is None:
+            return _missing(f"move {subject}", ["when"], f"When should I move “{subject}” to?", why)
         if cap != "reminders.create":
             step.args["start"] = when.isoformat()
             return _operation(f"move {subject}", [step], why)
-        steps = [
-            step.model_copy(update={"capability": "reminders.delete"}),
-            _step(
-                cap,
-                {"text": subject, "due_at": when.isoformat()},
-                f"Remind you to {subject} at {_fmt(when)}",
-                "s2",
-                ["s1"],
-            ),
-        ]
+        create = _step(
+            cap,
+            {"text": subject, "due_at": when.isoformat()},
+            f"Remind you to {subject} at {_fmt(when)}",
+            "s2",
+            ["s1"],
+        )
+        steps = [step.model_copy(update={"capability": "reminders.delete"}), create]
         return _operation(
             f"move reminder {subject}",
             steps,
@@ -322,62 +298,69 @@ class OfflinePlanner:
         )
 
     def _accept_proposal(self, ref: str, proposal: str) -> Plan:
-        last = next(
-            (m.content for m in reversed(self.req.recent_messages) if m.role == "assistant"), ""
-        )
-        if m := re.search(proposal, last, I):
+        said = [m.content for m in self.req.recent_messages if m.role == "assistant"]
+        if said and (m := re.search(proposal, said[-1], I)):
             plan = self._plan_text(to_first_person(m["p"].strip()), referential=False)
             if plan.steps:
                 plan.reasoning = (
-                    f"{ref}: it accepts the assistant's last proposal “{m['p']}”. " + plan.reasoning
+                    f"{ref}: it accepts the assistant's last proposal “{m['p']}”. {plan.reasoning}"
                 )
                 plan.confidence = min(plan.confidence, 0.8)
                 return plan
-        if self.req.latest_actions:
-            latest = self.req.latest_actions[0]
-            return _unclear(
-                f"{ref}, but repeating the most recent action {_describe(latest)} is "
-                "not obviously meant, so ask.",
-                f"Do you mean “{latest.summary}”? What would you like me to do with it?",
-                0.5,
-            )
+        if not self.req.latest_actions:
+            why = f"{ref} and there is no latest action or proposal it could refer to."
+            return _unclear(why, "Sorry, what would you like me to do?")
+        latest = self.req.latest_actions[0]
+        why = f"{ref}, but repeating the latest action {_describe(latest)} may not be meant: ask."
         return _unclear(
-            f"{ref} and there is no latest action or proposal it could refer to.",
-            "Sorry, what would you like me to do?",
+            why, f"Do you mean “{latest.summary}”? What would you like me to do with it?", 0.5
         )
 
-    # ----- one-step intents from their `plan` template --------------------------------------
+    # ----- intents with a `plan` template ------------------------------------------------------
+
+    def _slot(self, how: dict[str, Any], raw: str) -> Any:
+        """A slot's value from its raw text: a moment, minutes, or cleaned words."""
+        if "after" in how:
+            raw = re.split(how["after"], raw, maxsplit=1)[-1]
+        if how.get("time"):
+            return when.isoformat() if (when := self._when(raw)) else ""
+        if how.get("minutes"):
+            return minutes_in(raw) or ""
+        if "cut" in how:
+            raw = strip_when(re.split(how["cut"], raw.strip(), maxsplit=1)[0]) or raw
+        return _clean(raw)
 
     def _templated(self, tpl: dict[str, Any], text: str, groups: dict[str, str]) -> Plan | None:
         """The intent's step: slots from the rule's groups (or patterns, defaults) into args."""
-        values: dict[str, str] = {}
+        values: dict[str, Any] = {}
         for slot, how in tpl.get("slots", {}).items():
             found = re.search(how["pattern"], text, I) if "pattern" in how else None
             raw = groups.get(how.get("from", slot)) or groups.get("rest") or (found and found[1])
-            raw = raw or (text if how.get("or_text") else how.get("default", ""))
-            when = parse_when(raw, self.now, self.tz) if how.get("time") else None
-            if how.get("time"):
-                values[slot] = when.isoformat() if when else ""
-                continue
-            if "cut" in how:
-                raw = strip_when(re.split(how["cut"], raw.strip(), maxsplit=1)[0]) or raw
-            values[slot] = _clean(raw)
-            if how.get("required") and values[slot].lower() in {"", *PRONOUNS}:
+            values[slot] = self._slot(
+                how, raw or (text if how.get("or_text") else how.get("default", ""))
+            )
+            if how.get("required") and str(values[slot]).lower() in PRONOUNS:
                 return None
+        fill = {k: v.format(**values) for k, v in tpl.items() if isinstance(v, str)}
+        if "ask" in tpl and not any(values[s] for s in tpl["ask"]["unless"]):
+            return _missing(
+                fill["intent"],
+                tpl["ask"]["fields"],
+                tpl["ask"]["question"].format(**values),
+                fill["why"],
+            )
         args = {
-            k: v.format(**values) if isinstance(v, str) else v
+            k: values[v[1:-1]] if re.fullmatch(r"\{\w+\}", str(v)) else v
             for k, v in tpl.get("args", {}).items()
         }
-        args = {k: v for k, v in args.items() if v != ""}
-        step = _step(tpl["capability"], args, tpl["say"].format(**values))
-        why = tpl["why"].format(**values)
-        return _operation(tpl["intent"].format(**values), [step], why, risk=tpl.get("risk", "low"))
+        step = _step(fill["capability"], {k: v for k, v in args.items() if v != ""}, fill["say"])
+        return _operation(fill["intent"], [step], fill["why"], tpl.get("risk", "low"))
 
-    # ----- reminders, email ----------------------------------------------------------------------
+    # ----- reminders and email -----------------------------------------------------------------
 
     def _reminders_create(self, text: str, groups: dict[str, str]) -> Plan:
         rest = groups.get("rest", text)
-        when = parse_when(rest, self.now, self.tz)
+        when = self._when(rest)
         what = re.sub(
             r"^(?:please\s+)?(?:to|about|that|of|for|me to)\s+",
             "",
@@ -385,17 +368,13 @@ class OfflinePlanner:
             flags=I,
         )
         what = "" if what.strip(" .!?,;").lower() in PRONOUNS else what.strip(" .!?,;")
-        missing = [f for f, ok in (("what", bool(what)), ("when", when is not None)) if not ok]
         if when is not None and when <= self.now:
-            return _missing(
-                "create reminder",
-                ["when"],
-                f"That time ({_fmt(when)}) has already "
-                f"passed — when should I remind you to {what}?",
-                f"{when} is in the past.",
+            ask = (
+                f"That time ({_fmt(when)}) has already passed — when should I remind you to {what}?"
             )
-        if missing:
-            question = {
+            return _missing("create reminder", ["when"], ask, f"{when} is in the past.")
+        if missing := [f for f, ok in (("what", what), ("when", when)) if not ok]:
+            ask = {
                 ("what", "when"): "What should I remind you about, and when?",
                 ("what",): f"What should I remind you about at {_fmt(when) if when else ''}?",
                 ("when",): f"When should I remind you to {what}?",
@@ -403,7 +382,7 @@ class OfflinePlanner:
             return _missing(
                 "create reminder",
                 missing,
-                question,
+                ask,
                 f"A reminder needs a text and a time; missing: {', '.join(missing)}.",
             )
         assert when is not None
@@ -412,14 +391,8 @@ class OfflinePlanner:
             {"text": what, "due_at": when.isoformat()},
             f"Remind you to {what} at {_fmt(when)}",
         )
-        return _operation(
-            f"create reminder: {what}",
-            [step],
-            f"Reminder text “{what}”, due "
-            f"{when.isoformat()} computed in {self.tz} from now ({self.now.isoformat()}).",
-        )
-
-    # ----- email ---------------------------------------------------------------------------------
+        why = f"Reminder “{what}”, due {when.isoformat()} (in {self.tz}, from {self.now:%H:%M})."
+        return _operation(f"create reminder: {what}", [step], why)
 
     def _email_send(self, text: str, groups: dict[str, str]) -> Plan | None:
         spec = _data("intents")["email"]
@@ -430,14 +403,12 @@ class OfflinePlanner:
             "not_surnames"
         ]:
             to, rest = f"{to} {m[1]}", rest[m.end() :]
-        rest = re.sub(spec["medium"], "", rest, flags=I).strip()
-        said: dict[str, str] = {}
+        rest, said = re.sub(spec["medium"], "", rest, flags=I).strip(), {}
         for part in spec["parts"]:
             if m := re.match(part["pattern"], rest, I | re.S):
                 said = {k: (v or "").strip() for k, v in m.groupdict().items()}
                 said["body"] = part.get("body", "{body}").format(**said)
                 break
-        body = said.get("body", "")
         if to.lower() in {"him", "her", "them"}:
             return _missing(
                 "send email",
@@ -446,6 +417,7 @@ class OfflinePlanner:
                 f"“{to}” does not say who the email is for.",
             )
         who = to.split()[0] if "@" not in to else first_name(to)
+        body = said.get("body", "")
         draft, notes, content = self._draft(who, "", [sentence(body)] if body else [])
         if draft is None:
             return _missing(
@@ -466,32 +438,30 @@ class OfflinePlanner:
         )
 
     def _email_reply(self) -> Plan:
-        email = self.req.email
+        email, drafts = self.req.email, _data("drafts")
         assert email is not None
         text, who = f"{email.subject}\n{email.body}", first_name(email.author) or "there"
-        drafts = _data("drafts")
         kind = next(k for k in drafts["replies"] if all(re.search(p, text, I) for p in k["when"]))
         why = f"An email from {email.author} to answer; the drafts table reads a {kind['kind']}."
-        if (
-            kind.get("schedule")
-            and not self.revisions
-            and "calendar" in {c.split(".")[0] for c in self.req.capabilities}
-            and (plan := self._schedule_from_email(text, why))
-        ):
+        calendar = "calendar" in {c.split(".")[0] for c in self.req.capabilities}
+        scheduled = kind.get("schedule") and calendar and not self.revisions
+        if scheduled and (plan := self._schedule_from_email(text, why)):
             return plan
-        content = [kind["content"]]
-        deadline = drafts["deadline"]
-        if re.search(deadline["preference"], self.req.response_preferences, I) and (
-            m := re.search(deadline["email"], email.body, I)
-        ):
+        content, deadline = [kind["content"]], drafts["deadline"]
+        m = re.search(deadline["email"], email.body, I)
+        if m and re.search(deadline["preference"], self.req.response_preferences, I):
             content.append(deadline["say"].format(deadline=m[0].strip()))
             why += " The response preferences ask to acknowledge deadlines."
         body, notes, _ = self._draft(who, kind["thanks"], content)
-        assert body is not None
-        subject = (
+        re_subject = (
             email.subject if re.match(r"^\s*re\s*:", email.subject, I) else f"Re: {email.subject}"
         )
-        args = {"to": email.author, "subject": subject, "body": body, "in_reply_to": email.email_id}
+        args = {
+            "to": email.author,
+            "subject": re_subject,
+            "body": body,
+            "in_reply_to": email.email_id,
+        }
         step = _step(
             "email.send",
             args,
@@ -508,11 +478,13 @@ class OfflinePlanner:
     ) -> tuple[str | None, str, list[str]]:
         """The email body (None without content), what shaped it and what it says: the response
         preferences, then feedback on the draft (style instructions restyle it, the rest is
-        said)."""
-        style, said, notes = self.style.model_copy(), [], []
+        said in it)."""
+        style, said, notes, drafts = self.style.model_copy(), [], [], _data("drafts")
         for revision in self.revisions:
-            clauses = re.split(_data("drafts")["feedback"]["clauses"], revision.text.strip())
-            for clause in filter(None, (c.strip(" ,.") for c in clauses)):
+            for clause in filter(
+                None,
+                (c.strip(" ,.") for c in re.split(drafts["feedback"]["clauses"], revision.strip())),
+            ):
                 asked = read_response_style(clause)
                 if asked.tone or asked.sign_off or asked.greeting:
                     style = style.model_copy(
@@ -522,45 +494,29 @@ class OfflinePlanner:
                 else:
                     said.append(_say(clause))
                     notes.append(f"the feedback “{clause}” goes into the draft")
-        content = said or content
-        if not content:
+        if not (content := said or content):
             return None, "", []
-        parts = dict(_data("drafts")["default"], thanks=thanks)
+        parts = dict(drafts["default"], thanks=thanks)
         for tone in (style.tone or "").split(" and "):
-            parts.update(_data("drafts")["tones"].get(tone, {}))
+            parts.update(drafts["tones"].get(tone, {}))
         greeting = (style.greeting or parts["greeting"]).replace("<name>", who).format(who=who)
-        sign_off = _signed(style.sign_off or parts["sign_off"], self.req.name)
-        lines = [
-            parts.get("opening", ""),
-            " ".join(filter(None, [parts["thanks"], *content])),
-            parts.get("closing", ""),
-        ]
-        body = "\n\n".join(filter(None, [greeting, *lines, sign_off]))
+        sign_off = style.sign_off or parts["sign_off"]
+        sign_off = (
+            f"{sign_off}\n{self.req.name}".strip()
+            if sign_off.endswith(",")
+            else sign_off.replace(", ", ",\n", 1)
+        )
+        middle = " ".join(filter(None, [parts["thanks"], *content]))
+        body = "\n\n".join(
+            filter(None, [greeting, parts.get("opening"), middle, parts.get("closing"), sign_off])
+        )
         if style.sign_off or style.greeting or style.tone:
             notes.insert(
                 0, f"response style {style.model_dump(exclude={'other'}, exclude_none=True)}"
             )
-        return body, (("Draft: " + "; ".join(notes) + ".") if notes else ""), content
+        return body, ("Draft: " + "; ".join(notes) + ".") if notes else "", content
 
-    # ----- calendar ------------------------------------------------------------------------------
-
-    def _when_or_ask(self, text: str, title: str) -> datetime | Plan:
-        when = parse_when(text, self.now, self.tz)
-        if when is None:
-            return _missing(
-                f"schedule {title}",
-                ["when"],
-                f"When should I schedule “{title}”?",
-                f"“{title}” has no time.",
-            )
-        return when
-
-    def _minutes(self, text: str) -> tuple[int, str]:
-        if (minutes := minutes_in(text)) is not None:
-            return minutes, "asked for in the request"
-        if self.cal.meeting_minutes:
-            return self.cal.meeting_minutes, "from the calendar preferences"
-        return DEFAULT_MINUTES, "the default"
+    # ----- calendar ----------------------------------------------------------------------------
 
     def _fit(self, start: datetime, minutes: int, explicit: bool) -> tuple[datetime, str]:
         """The first start at or after `start` that the calendar preferences allow (moving to
@@ -584,15 +540,18 @@ class OfflinePlanner:
             else:
                 break
             moved.append(reason)
-        if not moved:
-            return start, ""
         asked = "the time asked for" if explicit else "the default time"
-        return start, f" Moved from {asked} to {_fmt(start)}: {', '.join(dict.fromkeys(moved))}."
+        why = f" Moved from {asked} to {_fmt(start)}: {', '.join(dict.fromkeys(moved))}."
+        return start, why if moved else ""
 
-    def _schedule_steps(
-        self, title: str, when: datetime, text: str, attendees: list[str], check_first: bool
+    def _schedule(
+        self, title: str, when: datetime, text: str, attendees: list[str], check: bool
     ) -> tuple[list[PlanStep], str]:
-        minutes, source = self._minutes(text)
+        """The calendar.schedule step (after a calendar.availability step when `check`)."""
+        minutes, source = minutes_in(text), "asked for in the request"
+        if minutes is None:
+            minutes = self.cal.meeting_minutes or DEFAULT_MINUTES
+            source = "from the calendar preferences" if self.cal.meeting_minutes else "the default"
         explicit = any(m.kind in ("ampm", "hhmm", "named", "bare") for m in find_time_phrases(text))
         start, moved = self._fit(when, minutes, explicit)
         extra = [a for a in self.cal.default_attendees if a not in attendees]
@@ -602,31 +561,28 @@ class OfflinePlanner:
             "duration_minutes": minutes,
             "attendees": attendees + extra,
         }
-        why = f"“{title}” at {start.isoformat()} for {minutes} minutes ({source}).{moved}" + (
+        why = f"“{title}” at {start.isoformat()} for {minutes} minutes ({source}).{moved}"
+        why += (
             f" Default attendees from the calendar preferences: {', '.join(extra)}."
             if extra
             else ""
         )
         step = _step("calendar.schedule", args, f"Schedule “{title}” at {_fmt(start)}")
-        if not check_first:
-            return [step], why
+        if not check:
+            return [step], why + " Calendar changes need approval."
         day = start.replace(hour=0, minute=0, second=0, microsecond=0)
-        check = _step(
-            "calendar.availability",
-            {"start": max(day, self.now).isoformat(), "end": (day + timedelta(days=1)).isoformat()},
-            f"Check your calendar on {start:%a %d %b}",
-        )
-        return [check, step.model_copy(update={"id": "s2", "depends_on": ["s1"]})], (
-            why + " The calendar is checked first; the event needs approval."
-        )
+        window = {
+            "start": max(day, self.now).isoformat(),
+            "end": (day + timedelta(days=1)).isoformat(),
+        }
+        first = _step("calendar.availability", window, f"Check your calendar on {start:%a %d %b}")
+        step = step.model_copy(update={"id": "s2", "depends_on": ["s1"]})
+        return [first, step], why + " The calendar is checked first; the event needs approval."
 
     def _schedule_from_email(self, text: str, why: str) -> Plan | None:
         email = self.req.email
         assert email is not None
-        when = parse_when(email.body, self.now, self.tz) or parse_when(
-            email.subject, self.now, self.tz
-        )
-        if when is None:
+        if (when := self._when(email.body) or self._when(email.subject)) is None:
             return None
         purpose = next(
             (m[1] for p in _data("drafts")["purpose"] if (m := re.search(p, text, I))), ""
@@ -634,9 +590,7 @@ class OfflinePlanner:
         title = sentence(_clean(purpose) or normalize_subject(email.subject) or "Meeting").rstrip(
             "."
         )
-        steps, how = self._schedule_steps(
-            title, when, email.body, [email_address(email.author)], True
-        )
+        steps, how = self._schedule(title, when, email.body, [email_address(email.author)], True)
         return _operation(
             f"schedule {title}",
             steps,
@@ -665,49 +619,21 @@ class OfflinePlanner:
             f"{name.capitalize()} with {' and '.join(attendees)}" if attendees else name
         )
         title = sentence(title).rstrip(".")
-        when = self._when_or_ask(cleaned, title)
-        if isinstance(when, Plan):
-            return when
-        steps, why = self._schedule_steps(title, when, text, attendees, False)
-        return _operation(f"schedule {title}", steps, f"{why} Calendar changes need approval.")
-
-    def _calendar_update(self, text: str, groups: dict[str, str]) -> Plan | None:
-        fragment = groups.get("query", text)
-        head = re.split(
-            r"\s+to\s+|\s+(?=(?:on|at|by|until|from|for)\b)", fragment.strip(), maxsplit=1
-        )[0]
-        if (query := _clean(strip_when(head)) or _clean(fragment)).lower() in PRONOUNS:
-            return None
-        when = parse_when(re.split(r"\s+to\s+", fragment, maxsplit=1)[-1], self.now, self.tz)
-        shift = re.search(
-            r"\bby\s+((?:\d+|an?|half an)\s*(?:minutes?|mins?|hours?|hrs?))\b", text, I
-        )
-        args: dict[str, Any] = {"query": query}
-        if when is not None:
-            args["start"] = when.isoformat()
-        elif shift and (minutes := minutes_in(shift[1])):
-            args["shift_minutes"] = minutes
-        else:
+        if (when := self._when(cleaned)) is None:
             return _missing(
-                f"move {query}",
+                f"schedule {title}",
                 ["when"],
-                f"When should I move the {query} to?",
-                f"Move “{query}”, but no new time is given.",
+                f"When should I schedule “{title}”?",
+                f"“{title}” has no time.",
             )
-        return _operation(
-            f"move {query}",
-            [_step("calendar.update", args, f"Move the {query}")],
-            f"Move “{query}”: calendar.update, which needs approval.",
-        )
+        steps, why = self._schedule(title, when, text, attendees, False)
+        return _operation(f"schedule {title}", steps, why)
 
     def _calendar_availability(self, text: str, groups: dict[str, str]) -> Plan:
-        when = parse_when(text, self.now, self.tz)
-        day = (when or self.now).replace(hour=0, minute=0, second=0, microsecond=0)
-        args = {
-            "start": max(day, self.now.replace(second=0, microsecond=0)).isoformat(),
-            "end": (day + timedelta(days=1)).isoformat(),
-        }
-        step = _step("calendar.availability", args, f"Check your calendar on {day:%a %d %b}")
+        day = (self._when(text) or self.now).replace(hour=0, minute=0, second=0, microsecond=0)
+        start = max(day, self.now.replace(second=0, microsecond=0))
+        window = {"start": start.isoformat(), "end": (day + timedelta(days=1)).isoformat()}
+        step = _step("calendar.availability", window, f"Check your calendar on {day:%a %d %b}")
         return _operation(
             "check availability", [step], f"The user asks about their calendar on {day:%Y-%m-%d}."
         )
@@ -715,11 +641,6 @@ class OfflinePlanner:
 
 def _complete(plan: Plan) -> bool:
     return bool(plan.steps) and not plan.missing_fields and plan.intent != "intent_unclear"
-
-
-def _at(day: datetime, moment: Any) -> datetime:
-    """`day` at the clock time of `moment` (a time or a datetime)."""
-    return day.replace(hour=moment.hour, minute=moment.minute, second=0, microsecond=0)
 
 
 def _say(clause: str) -> str:
@@ -740,16 +661,14 @@ def _describe(action: LatestAction) -> str:
 
 
 def _subject(action: LatestAction) -> str:
+    """What a latest action is about: its quoted text, or its summary without the verb."""
     if quoted := re.search(r"[\"“']([^\"”']+)[\"”']", action.summary):
         return quoted[1].strip()
-    text = re.sub(
+    verb = (
         r"^(?:created|set|scheduled|sent|added|booked|updated|moved)?\s*(?:a\s+)?"
-        r"(?:reminder|event|meeting|email)?\s*(?:to|:|for|about)?\s*",
-        "",
-        action.summary,
-        flags=I,
+        r"(?:reminder|event|meeting|email)?\s*(?:to|:|for|about)?\s*"
     )
-    return _clean(strip_when(text)) or action.summary
+    return _clean(strip_when(re.sub(verb, "", action.summary, flags=I))) or action.summary
 
 
 def plan_offline(request: PlannerRequest, embedder: Embedder) -> Plan:
