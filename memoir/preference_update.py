@@ -9,6 +9,7 @@ offline learner (`memoir.llm.offline_preferences`) reads its fields.
 from __future__ import annotations
 
 import ast
+import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,8 +24,8 @@ from memoir.llm.prompts import (
     LESSON_MESSAGE,
     MEMORY_UPDATE_INSTRUCTIONS,
     MEMORY_UPDATE_INSTRUCTIONS_REINFORCEMENT,
+    MEMORY_UPDATE_RULES,
     normalize_decision,
-    preference_messages,
 )
 from memoir.llm.providers import ask
 from memoir.llm.triage_lessons import Lesson, add_lesson, has_lesson, lesson_for_decision
@@ -154,20 +155,27 @@ def request_for_update(update: PreferenceUpdate, profile: str) -> PreferenceRequ
     )
 
 
+def _json(args: dict[str, Any]) -> str:
+    return json.dumps(args, ensure_ascii=False, sort_keys=True, default=str)
+
+
 def preference_update_messages(request: PreferenceRequest) -> list[BaseMessage]:
-    """Seed 000's update call: the instructions with the profile, the decision messages (and
-    the triage lesson to write, word for word), then the reinforcement."""
+    """Seed 000's update call: the instructions with the profile; the email's markdown; the
+    decision message (with the draft's `<original>`/`<edited>` args or the `<feedback>`) ending
+    in a "Decision:" line; the triage lesson to write word for word; the reinforcement."""
     system = MEMORY_UPDATE_INSTRUCTIONS.format(
-        current_profile=request.profile, namespace=request.namespace
+        rules=MEMORY_UPDATE_RULES, current_profile=request.profile, namespace=request.namespace
     )
     humans = [*request.context]
-    humans += preference_messages(
-        request.decision,
-        email=request.email,
-        original=request.original,
-        edited=request.edited,
-        feedback=request.feedback,
-    )
+    if request.email is not None:
+        humans.append(f"The email this decision is about:\n\n{request.email.markdown()}")
+    parts = [DECISION_MESSAGES[request.decision]]
+    if request.decision.endswith(".edit"):
+        parts += [f"<original>{_json(request.original)}</original>", "Here is the edited version:"]
+        parts.append(f"<edited>{_json(request.edited)}</edited>")
+    if request.feedback:
+        parts.append(f"<feedback>{request.feedback}</feedback>")
+    humans.append("\n".join([*parts, f"Decision: {request.decision}"]))
     if request.lesson is not None:
         heading = request.lesson.action.value.capitalize()
         humans.append(LESSON_MESSAGE.format(heading=heading, line=request.lesson.line))

@@ -1,18 +1,14 @@
 """Offline preference learner: seed 000 `update_memory` as targeted lines, never a rewrite.
 
-Reads the typed `PreferenceRequest` (`memoir.preference_update`). A triage decision writes its
-scoped lesson (`memoir.llm.triage_lessons.add_lesson`) under the heading of its action. Feedback
-on a draft is cut into clauses, and only the GENERAL ones become preferences, judged by the
-rules and the nearest example of `memoir/data/preference_examples.yaml` (a clause about this
-one draft only revises it). An edit teaches what changed in general form (the sign-off, the
-greeting, a much shorter email, the meeting length). Lines take the canonical forms that
-`memoir.llm.preference_kinds` reads back; everything else in the profile is kept word for word.
+A triage decision writes its scoped lesson (`triage_lessons.add_lesson`). Feedback on a draft
+is cut into clauses and only the GENERAL ones are kept, judged by the rules and the nearest
+example of `memoir/data/preference_examples.yaml`; an edit teaches what changed in general form.
+Lines take the canonical forms `memoir.llm.preference_kinds` reads back.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import time
 from functools import cache
@@ -20,7 +16,6 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 import yaml
-from pydantic import BaseModel
 
 from memoir.embeddings import Embedder
 from memoir.llm.preference_kinds import read_calendar_rules, read_response_style
@@ -50,32 +45,24 @@ class Learned:
 
 
 _SPLIT = re.compile(
-    r"""(?:[.!?;]+\s+|,?\s+(?:and|but|also|then|plus)\s+(?=(?:\S+\s+){2}\S)|,\s+(?=[a-z]))"""
+    r"""(?P<quoted>"[^"]*"|“[^”]*”)|[.!?;]+\s+|,?\s+(?:and|but|also|then|plus)\s+(?=(?:\S+\s+){2}\S)"""
+    r"|,\s+(?=[a-z])"
 )
 
 
 def clauses(text: str) -> list[str]:
     """The clauses of feedback: cut at sentence ends, ";", "and/but/also …" before a clause of
     three words or more, and commas before a lower-case word, never inside quotes."""
-    quoted = re.findall(r"[\"“][^\"”]*[\"”]", text)
-    masked = text
-    for i, q in enumerate(quoted):
-        masked = masked.replace(q, f"\0{i}\0", 1)
-    out = []
-    for part in _SPLIT.split(masked):
-        for i, q in enumerate(quoted):
-            part = part.replace(f"\0{i}\0", q)
-        part = part.strip(" ,.;!?")
-        if part:
-            out.append(part)
-    return out
+    parts, start = [], 0
+    for m in _SPLIT.finditer(text):
+        if m.group("quoted") is None:
+            parts.append(text[start : m.start()])
+            start = m.end()
+    parts.append(text[start:])
+    return [p.strip(" ,.;!?") for p in parts if p.strip(" ,.;!?")]
 
 
 _VECTORS: dict[int, list[list[float]]] = {}
-READERS_BY_NAMESPACE: dict[str, Callable[[str], BaseModel]] = {
-    "response_preferences": read_response_style,
-    "cal_preferences": read_calendar_rules,
-}
 
 
 def _nearest(clause: str, kinds: set[str], embedder: Embedder) -> tuple[dict[str, Any], float]:
@@ -116,7 +103,8 @@ def _values(clause: str, kind: str, value: Any, namespace: str) -> dict[str, Any
     reader finds in it, else its kind's fixed line (brief), else the clause in its own words."""
     if value is not None:
         return {kind: value}
-    read = READERS_BY_NAMESPACE[namespace](clause).model_dump(exclude={"other"})
+    reader = read_response_style if namespace == "response_preferences" else read_calendar_rules
+    read = reader(clause).model_dump(exclude={"other"})
     found = {k: v for k, v in read.items() if v}
     if found.get("tone") == "brief":  # "keep it short" is said by its own line
         del found["tone"]
@@ -190,20 +178,15 @@ def _spoken(value: Any) -> str:
     return str(value)
 
 
-def _merged(kind: str, value: Any, profile: str) -> Any:
-    """A list value joined with what the profile already says (days to avoid, attendees)."""
-    if not _table()["kinds"][kind].get("merge"):
-        return value
-    known = getattr(read_calendar_rules(profile), kind)
-    return list(dict.fromkeys([*known, *value]))
-
-
 def _write(profile: str, learned: Learned) -> tuple[str, str]:
-    """The profile with the learned line: replacing a line of the same kind, else appended."""
-    template: str = _table()["kinds"][learned.kind]["line"]
-    value = _merged(learned.kind, learned.value, profile)
-    line = "- " + template.format(value=_spoken(value))
-    head = template.split("{value}")[0]
+    """The profile with the learned line: replacing a line of the same kind, else appended;
+    days to avoid and attendees are joined with what the profile already says."""
+    spec = _table()["kinds"][learned.kind]
+    value = learned.value
+    if spec.get("merge"):
+        value = list(dict.fromkeys([*getattr(read_calendar_rules(profile), learned.kind), *value]))
+    line = "- " + spec["line"].format(value=_spoken(value))
+    head = spec["line"].split("{value}")[0]
     lines = profile.rstrip("\n").splitlines()
     if line in (existing.strip() for existing in lines):
         return profile, f"`{line}` is already in the profile: no change"

@@ -1,10 +1,7 @@
-"""Offline reply writer (seed 002 ResponseWriterNode) over the typed `WriterRequest`.
-
-The formatter (`memoir.responder`) has already turned every step into a sentence with dates in
-the user's timezone; this writer only words the message, with the words of
-`memoir/data/writer_replies.yaml`: "Done — …" for one change, bullets for several or for lists,
-failures said plainly, the note first, conversation answered politely in the user's tone.
-"""
+"""Offline reply writer (seed 002 ResponseWriterNode) over the typed `WriterRequest`: its steps
+are already sentences (`memoir.responder`); this words the message with the words of
+`memoir/data/writer_replies.yaml`: "Done — …", bullets, failures said plainly, the note first,
+conversation answered politely in the user's tone."""
 
 from __future__ import annotations
 
@@ -69,17 +66,15 @@ def _several(results: list[ResultLine]) -> str:
 _WHEN_WHO = re.compile(r"^\[(?P<day>\d{4}-\d{2}-\d{2})(?:,\s*(?P<who>[^\]]+))?\]\s*")
 
 
+def _said(head: re.Match[str]) -> str:
+    """A message's "[date, who]" head as "on {date}, {who} said: "; a fact's "[date]" dropped."""
+    return f"on {head['day']}, {head['who']} said: " if head["who"] else ""
+
+
 def _spoken(bullet: str) -> str:
-    """A memory bullet as said to the user: no "[sources: …]" tail; a message's "[date, who]"
-    head as "on {date}, {who} said: …", a fact's "[date]" head dropped."""
+    """A memory bullet as said to the user: no "[sources: …]" tail, its head in words."""
     text = re.sub(r"\s*\[sources?:[^\]]*\]\s*$", "", bullet.lstrip("- "))
-    head = _WHEN_WHO.match(text)
-    if head is None:
-        return text
-    said = text[head.end() :]
-    if head.group("who"):
-        return f"on {head.group('day')}, {head.group('who')} said: {said}"
-    return said
+    return _WHEN_WHO.sub(_said, text, count=1)
 
 
 def _hello(name: str, tone: str | None) -> str:

@@ -21,22 +21,13 @@ Planner (seed 002 PlannerNode)
     `clarification_feedback`, `approval_feedback`), and last `## Request` (the message, or
     `EMAIL_REQUEST_PREFIX` + the email's markdown when an email must be answered).
 
-Preference update (seed 000 `update_memory`; rendered from `preference_update.PreferenceRequest`)
-    system: `MEMORY_UPDATE_INSTRUCTIONS` with the current profile; humans: `preference_messages`
-    (the email's markdown, the decision message with `<original>`/`<edited>` JSON or
-    `<feedback>` text, a "Decision:" line), a triage decision's `LESSON_MESSAGE`, the
-    reinforcement.
-
-Reply writer (seed 002 Join → Formatter → Writer; rendered from `responder.WriterRequest`)
-    system: `REPLY_SYSTEM_PROMPT` (Profile, Memory, Preferences: `render_preferences`, Now);
-    user: `REPLY_USER_PROMPT` with `## Request`, `## Intent`, `## Status`, `## Note` and last
-    `## Results` (one "- ok | capability | sentence" or "- failed | capability | sentence" line
-    per step, sub-items indented "  - …").
+Preference update (seed 000 `update_memory`), reply writer (seed 002 Join → Formatter → Writer)
+and drafts (seed 004): rendered from typed requests by `memoir.preference_update`,
+`memoir.responder` and `memoir.drafting`.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
@@ -295,179 +286,63 @@ def render_email_request(email: EmailMessage) -> str:
 # Preference memory update (seed 000 update_memory)
 # --------------------------------------------------------------------------------------------
 
+MEMORY_UPDATE_RULES = """- NEVER overwrite the entire memory profile
+- ONLY make targeted additions of new information
+- ONLY update specific facts that are directly contradicted by feedback messages
+- PRESERVE all other existing information in the profile
+- Format the profile consistently with the original style
+- Generate the profile as a string"""
+MEMORY_UPDATE_INSTRUCTIONS_REINFORCEMENT = "Remember:\n" + MEMORY_UPDATE_RULES
+
 MEMORY_UPDATE_INSTRUCTIONS = """# Role and Objective
 You are a memory profile manager for an email assistant agent that selectively updates user \
 preferences based on feedback messages from human-in-the-loop interactions with the email \
 assistant.
 
 # Instructions
-- NEVER overwrite the entire memory profile
-- ONLY make targeted additions of new information
-- ONLY update specific facts that are directly contradicted by feedback messages
-- PRESERVE all other existing information in the profile
-- Format the profile consistently with the original style
-- Generate the profile as a string
-
-# Line formats
-- A decision about one email (ignore / notify / respond): the lesson line handed over, word for
-  word, under the heading of its action.
+{rules}
+- A decision about one email (ignore / notify / respond): write the lesson line handed over,
+  word for word, under the heading of its action.
 - Feedback on or an edit of a draft: keep ONLY what holds for every future email or meeting
-  ("keep it shorter", "always sign off with Best, Sam", a replaced sign-off, a changed meeting
-  length). What belongs to this one draft ("propose Thursday 3pm", "tell him yes", new wording)
-  revises the draft and is never written here. Write each preference as one line of these
-  forms: `- Sign off emails with "Best, Sam".`, `- Open emails with "Hey <name>,".`,
-  `- Keep emails short.`, `- Write emails in a warm tone.`, `- Meetings last 45 minutes.`,
-  `- Avoid meetings before 10:00.`, `- Avoid meetings after 17:00.`,
-  `- Avoid meetings on Fridays.`, `- Invite dana@example.com to meetings by default.`,
-  replacing an older line of the same form; other general habits in the user's words.
-
-# Reasoning Steps
-1. Analyze the current memory profile structure and content
-2. Review feedback messages from human-in-the-loop interactions
-3. Extract relevant user preferences from these feedback messages (such as edits to \
-emails/calendar invites, explicit feedback on assistant performance, user decisions to ignore \
-certain emails)
-4. Compare new information against existing profile
-5. Identify only specific facts to add or update
-6. Preserve all other existing information
-7. Output the complete updated profile
-
-# Example
-<memory_profile>
-RESPOND:
-- wife
-- specific questions
-- system admin notifications
-NOTIFY:
-- meeting invites
-IGNORE:
-- marketing emails
-- company-wide announcements
-- messages meant for other teams
-</memory_profile>
-
-<user_messages>
-"The assistant shouldn't have responded to that system admin notification."
-</user_messages>
-
-<updated_profile>
-RESPOND:
-- wife
-- specific questions
-NOTIFY:
-- meeting invites
-- system admin notifications
-IGNORE:
-- marketing emails
-- company-wide announcements
-- messages meant for other teams
-</updated_profile>
+  ("keep it shorter", a replaced sign-off, a changed meeting length), never what belongs to
+  this draft ("propose Thursday 3pm", "tell him yes", its wording). One line each, replacing
+  an older line of the same form: `- Sign off emails with "Best, Sam".`, `- Keep emails short.`,
+  `- Open emails with "Hey <name>,".`, `- Write emails in a warm tone.`,
+  `- Meetings last 45 minutes.`, `- Avoid meetings before 10:00.` (or after),
+  `- Avoid meetings on Fridays.`, `- Invite dana@example.com to meetings by default.`;
+  other general habits in the user's words.
 
 # Process current profile for {namespace}
 <memory_profile>
 {current_profile}
 </memory_profile>
 
-Think step by step about what specific feedback is being provided and what specific information \
-should be added or updated in the profile while preserving everything else.
+Think step by step about what specific feedback is given, then update the memory profile, \
+preserving everything else, based upon these user messages:"""
 
-Think carefully and update the memory profile based upon these user messages:"""
-
-MEMORY_UPDATE_INSTRUCTIONS_REINFORCEMENT = """Remember:
-- NEVER overwrite the entire memory profile
-- ONLY make targeted additions of new information
-- ONLY update specific facts that are directly contradicted by feedback messages
-- PRESERVE all other existing information in the profile
-- Format the profile consistently with the original style
-- Generate the profile as a string"""
-
-# Decision message of each human decision (seed 000 section 4). `{what}` names the draft kind.
+# The decision message of each human decision (seed 000 section 4).
 DECISION_MESSAGES: dict[str, str] = {
-    "notify.ignore": "The user decided to ignore the email even though it was classified as "
-    "notify. Update triage preferences to capture this.",
-    "notify.respond": "The user decided to respond to the email, so update the triage "
-    "preferences to capture this.",
-    "notify.acknowledge": "The user read the notification and acknowledged it (seen, thanks): "
-    "notifying them was right for emails like this one. Update the triage preferences to "
-    "capture this; it does not mean the email should be ignored.",
-    "email.ignore": "The user ignored the email draft the assistant wrote for this email. "
-    "Update triage preferences so that emails like this are ignored.",
-    "calendar.ignore": "The user ignored the calendar invitation the assistant drafted for this "
-    "email. Update triage preferences so that emails like this are ignored.",
-    "question.ignore": "The user ignored the question the assistant asked about this email. "
-    "Update triage preferences so that emails like this are ignored.",
-    "email.edit": "User edited the email response. Here is the initial email generated by the "
-    "assistant:",
-    "calendar.edit": "User edited the calendar invitation. Here is the initial calendar "
-    "invitation generated by the assistant:",
-    "email.feedback": "User gave feedback on the email draft, which can be used to update the "
-    "response preferences.",
-    "calendar.feedback": "User gave feedback on the calendar invitation, which can be used to "
-    "update the calendar preferences.",
-}
-
-
-# "email.send.edit" (a capability) → "email.edit" (a decision); ".response" → ".feedback".
-_DECISION_ALIASES = {
-    "email.send": "email",
-    "calendar.schedule": "calendar",
-    "calendar.update": "calendar",
-    "calendar.cancel": "calendar",
-    "response": "feedback",
+    "notify.ignore": "The user ignored the email even though it was classified as notify.",
+    "notify.respond": "The user decided to respond to the email.",
+    "notify.acknowledge": "The user acknowledged the notification (seen, thanks): notifying "
+    "was right for emails like it; it does not mean they should be ignored.",
+    "email.ignore": "The user ignored the email draft for this email: ignore emails like it.",
+    "calendar.ignore": "The user ignored the invitation for this email: ignore emails like it.",
+    "question.ignore": "The user ignored the question about this email: ignore emails like it.",
+    "email.edit": "User edited the email response. Here is the initial email generated:",
+    "calendar.edit": "User edited the calendar invitation. Here is the initial invitation:",
+    "email.feedback": "User gave feedback on the email draft.",
+    "calendar.feedback": "User gave feedback on the calendar invitation.",
 }
 
 
 def normalize_decision(decision: str) -> str:
-    """A decision name in `prompts.DECISION_MESSAGES` terms (capability names accepted)."""
-    name = decision.strip()
-    for alias, canonical in _DECISION_ALIASES.items():
-        if name.startswith(alias + "."):
-            name = canonical + name[len(alias) :]
-    head, _, tail = name.rpartition(".")
-    tail = _DECISION_ALIASES.get(tail, tail)
-    return f"{head}.{tail}" if head else tail
-
-
-def _json(args: Mapping[str, Any]) -> str:
-    return json.dumps(dict(args), ensure_ascii=False, sort_keys=True, default=str)
-
-
-def preference_messages(
-    decision: str,
-    *,
-    email: EmailMessage | None = None,
-    original: Mapping[str, Any] | None = None,
-    edited: Mapping[str, Any] | None = None,
-    feedback: str | None = None,
-) -> list[str]:
-    """The human messages `update_memory` gets for one decision (seed 000 section 4).
-
-    `decision` is one of `DECISION_MESSAGES` (e.g. "notify.ignore", "email.edit"; capability
-    spellings such as "email.send.edit" or "calendar.schedule.response" are accepted). The email's
-    markdown comes first when given; the decision message ends with a `Decision:` line.
-    """
-    decision = normalize_decision(decision)
-    if decision not in DECISION_MESSAGES:
-        raise ValueError(
-            f"unknown decision {decision!r}; expected one of {list(DECISION_MESSAGES)}"
-        )
-    messages: list[str] = []
-    if email is not None:
-        messages.append(f"The email this decision is about:\n\n{email.markdown()}")
-    parts = [DECISION_MESSAGES[decision]]
-    if decision.endswith(".edit"):
-        parts.append(f"<original>{_json(original or {})}</original>")
-        parts.append("Here is the edited version:")
-        parts.append(f"<edited>{_json(edited or {})}</edited>")
-        parts.append(
-            "Follow all instructions above, and remember: "
-            + MEMORY_UPDATE_INSTRUCTIONS_REINFORCEMENT
-        )
-    if feedback:
-        parts.append(f"<feedback>{feedback.strip()}</feedback>")
-    parts.append(f"Decision: {decision}")
-    messages.append("\n".join(parts))
-    return messages
+    """A decision of `DECISION_MESSAGES` from a capability spelling: "email.send.edit" →
+    "email.edit", "calendar.schedule.response" → "calendar.feedback"."""
+    name = re.sub(
+        r"^(?:(email)\.send|(calendar)\.(?:schedule|update|cancel))\.", r"\1\2.", decision.strip()
+    )
+    return re.sub(r"(^|\.)response$", r"\1feedback", name)
 
 
 # --------------------------------------------------------------------------------------------
@@ -521,6 +396,30 @@ def render_preferences(response: str, calendar: str) -> str:
         if text.strip()
     ]
     return "\n\n".join(parts) or NONE
+
+
+# --------------------------------------------------------------------------------------------
+# Drafts (seed 004 notes and handoff reports; rendered by `memoir.drafting.draft_messages`)
+# --------------------------------------------------------------------------------------------
+
+DRAFT_SYSTEM_PROMPT = """You draft {what} for review from a conversation session.
+
+# Rules
+- Use ONLY information explicitly stated in the Session below. Do not invent, infer, or add
+  anything that is not there; no outside knowledge, no assumptions, no records.
+- Put each stated fact under the one section of the template where it belongs; keep the
+  wording of the session (light trimming only).
+- A section with nothing stated in the session stays empty (an empty list of sentences).
+- Ignore the request to write the draft itself, greetings and questions.
+
+## Sections
+{sections}
+
+## Topic
+{topic}"""
+
+DRAFT_USER_PROMPT = """## Session
+{session}"""
 
 
 # ============================================================================================

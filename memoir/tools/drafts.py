@@ -15,17 +15,17 @@ from typing import cast
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
 
-from memoir.llm._text import message_text
-from memoir.llm.drafting import (
+from memoir.drafting import (
     DRAFT_MARKER,
     NONE_STATED,
     TEMPLATES,
     DraftKind,
     DraftSections,
     draft_messages,
-    draft_offline,
     draft_request,
 )
+from memoir.llm._text import message_text
+from memoir.llm.offline_drafts import draft_offline
 from memoir.llm.providers import ask
 from memoir.models import ExecuteRequest, ExecutionResult, ResolveRequest, StepResolution
 from memoir.stores.interactions import InteractionStore

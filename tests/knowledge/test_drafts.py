@@ -1,6 +1,6 @@
 import re
 
-from memoir.llm.drafting import DraftSection, DraftSections
+from memoir.drafting import DraftSection, DraftSections
 from memoir.llm.scripted import ScriptedChatModel
 from memoir.models import ExecuteRequest, ExecutionResult, PlanStep, UserProfile
 from memoir.stores import Stores
