@@ -110,8 +110,8 @@ def _unclear(why: str, question: str, confidence: float = 0.3) -> Plan:
     return Plan(intent="intent_unclear", confidence=confidence, question=question, reasoning=why)
 
 
-def _fmt(when: datetime) -> str:
-    return f"{when:%a %d %b %H:%M} ({when.tzinfo})"
+def _fmt(when: datetime, tz: Any = None) -> str:
+    return f"{when:%a %d %b %H:%M} ({tz or when.tzinfo})"
 
 
 def _clean(text: str) -> str:
@@ -323,32 +323,39 @@ class OfflinePlanner:
         if "after" in how:
             raw = re.split(how["after"], raw, maxsplit=1)[-1]
         if how.get("time"):
-            return when.isoformat() if (when := self._when(raw)) else ""
+            when = self._when(raw)
+            return when.isoformat() if when and (when > self.now or not how.get("future")) else ""
         if how.get("minutes"):
             return minutes_in(raw) or ""
         if "cut" in how:
             raw = strip_when(re.split(how["cut"], raw.strip(), maxsplit=1)[0]) or raw
-        return _clean(raw)
+        raw = strip_when(raw) if how.get("time_free") else raw
+        return _clean(re.sub(how.get("strip", "^$"), "", raw.strip(), flags=I))
 
     def _templated(self, tpl: dict[str, Any], text: str, groups: dict[str, str]) -> Plan | None:
         """The intent's step: slots from the rule's groups (or patterns, defaults) into args."""
-        values: dict[str, Any] = {}
+        values: dict[str, Any] = {"now": self.now.isoformat()}
         for slot, how in tpl.get("slots", {}).items():
             found = re.search(how["pattern"], text, I) if "pattern" in how else None
-            raw = groups.get(how.get("from", slot)) or groups.get("rest") or (found and found[1])
-            values[slot] = self._slot(
-                how, raw or (text if how.get("or_text") else how.get("default", ""))
-            )
-            if how.get("required") and str(values[slot]).lower() in PRONOUNS:
+            key = how.get("from", slot)
+            raw = groups[key] if key in groups else groups.get("rest", found and found[1])
+            if raw is None:
+                raw = text if how.get("or_text") else how.get("default", "")
+            value = self._slot(how, raw)
+            values[slot] = "" if str(value).lower() in PRONOUNS else value
+            if how.get("time"):
+                values[f"{slot}_text"] = (
+                    _fmt(datetime.fromisoformat(value), self.tz) if value else ""
+                )
+            if how.get("required") and not values[slot]:
                 return None
         fill = {k: v.format(**values) for k, v in tpl.items() if isinstance(v, str)}
-        if "ask" in tpl and not any(values[s] for s in tpl["ask"]["unless"]):
-            return _missing(
-                fill["intent"],
-                tpl["ask"]["fields"],
-                tpl["ask"]["question"].format(**values),
-                fill["why"],
-            )
+        for ask in tpl.get("asks", []):
+            if not any(values[s] for s in ask["empty"]):
+                question = ask["question"].format(**values)
+                return _missing(
+                    fill["intent"], ask["fields"], question, f"Missing: {ask['fields']}."
+                )
         args = {
             k: values[v[1:-1]] if re.fullmatch(r"\{\w+\}", str(v)) else v
             for k, v in tpl.get("args", {}).items()
@@ -357,42 +364,6 @@ class OfflinePlanner:
         return _operation(fill["intent"], [step], fill["why"], tpl.get("risk", "low"))
 
     # ----- reminders and email -----------------------------------------------------------------
-
-    def _reminders_create(self, text: str, groups: dict[str, str]) -> Plan:
-        rest = groups.get("rest", text)
-        when = self._when(rest)
-        what = re.sub(
-            r"^(?:please\s+)?(?:to|about|that|of|for|me to)\s+",
-            "",
-            strip_when(rest).strip(),
-            flags=I,
-        )
-        what = "" if what.strip(" .!?,;").lower() in PRONOUNS else what.strip(" .!?,;")
-        if when is not None and when <= self.now:
-            ask = (
-                f"That time ({_fmt(when)}) has already passed — when should I remind you to {what}?"
-            )
-            return _missing("create reminder", ["when"], ask, f"{when} is in the past.")
-        if missing := [f for f, ok in (("what", what), ("when", when)) if not ok]:
-            ask = {
-                ("what", "when"): "What should I remind you about, and when?",
-                ("what",): f"What should I remind you about at {_fmt(when) if when else ''}?",
-                ("when",): f"When should I remind you to {what}?",
-            }[tuple(missing)]
-            return _missing(
-                "create reminder",
-                missing,
-                ask,
-                f"A reminder needs a text and a time; missing: {', '.join(missing)}.",
-            )
-        assert when is not None
-        step = _step(
-            "reminders.create",
-            {"text": what, "due_at": when.isoformat()},
-            f"Remind you to {what} at {_fmt(when)}",
-        )
-        why = f"Reminder “{what}”, due {when.isoformat()} (in {self.tz}, from {self.now:%H:%M})."
-        return _operation(f"create reminder: {what}", [step], why)
 
     def _email_send(self, text: str, groups: dict[str, str]) -> Plan | None:
         spec = _data("intents")["email"]

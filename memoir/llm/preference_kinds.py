@@ -24,15 +24,6 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, Field
 
-__all__ = [
-    "WEEKDAYS",
-    "CalendarRules",
-    "ResponseStyle",
-    "minutes_in",
-    "read_calendar_rules",
-    "read_response_style",
-]
-
 WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 
 
