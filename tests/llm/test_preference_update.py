@@ -1,5 +1,7 @@
 """Preference updates: targeted lines, never a rewrite; triage lessons; only general feedback."""
 
+from typing import Any
+
 import pytest
 
 from memoir.embeddings import LocalEmbedder
@@ -13,6 +15,7 @@ from memoir.llm.prompts import (
     MEMORY_UPDATE_INSTRUCTIONS_REINFORCEMENT,
 )
 from memoir.models import Classification, EmailMessage, PreferenceUpdate
+from memoir.planner import make_plan
 from memoir.preference_update import (
     NAMESPACE_FOR_DECISION,
     preference_request,
@@ -368,3 +371,56 @@ def test_every_decision_maps_to_the_seed_namespace() -> None:
     assert NAMESPACE_FOR_DECISION["email.edit"] == "response_preferences"
     assert NAMESPACE_FOR_DECISION["calendar.feedback"] == "cal_preferences"
     assert NAMESPACE_FOR_DECISION["question.ignore"] == "triage_preferences"
+
+
+async def test_the_next_reply_follows_what_an_edit_and_feedback_taught(
+    offline: OfflineChatModel, plan_request: Any
+) -> None:
+    edited = {**DRAFT, "body": DRAFT["body"].replace("Best regards,", "Cheers,")}
+    learned = await updated_preferences(
+        offline,
+        preference_request(
+            "response_preferences",
+            DEFAULT_RESPONSE_PREFERENCES,
+            "email.edit",
+            original=DRAFT,
+            edited=edited,
+        ),
+    )
+    meeting = await updated_preferences(
+        offline,
+        preference_request(
+            "cal_preferences",
+            DEFAULT_CAL_PREFERENCES,
+            "calendar.feedback",
+            feedback="Move it to 4pm, and I prefer 45-minute meetings",
+        ),
+    )
+    assert "4pm" not in meeting.user_preferences
+    email = EmailMessage(
+        email_id="e9",
+        author="Dan Smith <dan@acme.com>",
+        to="ana@me.example",
+        subject="Budget",
+        body="Can you send me the budget numbers?",
+    )
+    preferences = {
+        "response_preferences": learned.user_preferences,
+        "cal_preferences": meeting.user_preferences,
+    }
+    reply = await make_plan(
+        offline,
+        plan_request(
+            email.body, email=email, feedback=[f"Respond to the email: {email.markdown()}"]
+        ),
+        ["email.send"],
+        preferences,
+    )
+    assert reply.steps[0].args["body"].rstrip().endswith("Cheers,\nAna")
+    meeting_plan = await make_plan(
+        offline,
+        plan_request("schedule a sync with Dan tomorrow at 11"),
+        ["calendar.schedule"],
+        preferences,
+    )
+    assert meeting_plan.steps[-1].args["duration_minutes"] == 45
