@@ -1,19 +1,11 @@
 """Offline planner: seed 002's PlannerNode from declarative tables, on a typed `PlannerRequest`.
 
-- An email to answer gets a reply drafted from `memoir/data/planner_drafts.yaml` (the kind of
-  email, the response preferences' sign-off and tone, feedback that revises the draft), or, for a
-  meeting request with a time and the calendar connected, an availability check and a proposed
-  event for approval.
-- A short follow-up ("cancel it", "move it to 5pm", "do it") applies to the latest action or
-  accepts the assistant's last proposal.
-- Any other request gets the intent of `memoir/data/planner_intents.yaml` whose rule fires first,
-  else of its nearest example (MiniLM), and the intent's template or builder fills the tool's
-  args; calendar steps follow the calendar preferences (length, hours and days to avoid, default
-  attendees).
-
-Every plan's reasoning says which rule or example fired. Clarifications complete or replace the
-request; where a capability is not connected and another intent serves the request with a
-connected one (`alternatives`), that plan wins.
+An email gets a reply drafted from `memoir/data/planner_drafts.yaml` (kind of email, sign-off
+and tone, feedback revising the draft), or for a meeting request with a time and the calendar
+connected, an availability check and a proposed event. A short follow-up ("cancel it") applies
+to the latest action. Any other request gets the intent of `planner_intents.yaml` whose rule
+fires first, else of its nearest example (MiniLM), named in the reasoning; the intent's template
+or builder fills the args, calendar steps following the calendar preferences.
 """
 
 from __future__ import annotations
@@ -153,20 +145,14 @@ class OfflinePlanner:
         for answer in (f.text for f in self.req.feedback if f.kind == "clarification"):
             alone, current = self._plan_text(answer), self._plan_text(text)
             if _complete(alone) or (current.intent == "intent_unclear" and alone.steps):
-                notes.append(
-                    f"The clarification “{answer}” is a complete request: it replaces “{text}”."
-                )
+                notes.append(f"The clarification “{answer}” replaces “{text}”.")
                 text = answer
             else:
-                notes.append(
-                    f"The clarification “{answer}” completes the request: “{text} {answer}”."
-                )
+                notes.append(f"The clarification “{answer}” completes the request.")
                 text = f"{text} {answer}"
         plan = self._plan_text(text)
         if missing := self._unconnected(plan):
-            notes.append(
-                f"Not connected for this user: {', '.join(missing)} (the capability check says so)."
-            )
+            notes.append(f"Not connected for this user: {', '.join(missing)}.")
         plan.reasoning = " ".join([plan.reasoning, *notes]).strip()
         return plan
 
@@ -193,9 +179,8 @@ class OfflinePlanner:
             return match
         name, example, score = _nearest(text, self.embedder) if not only else ("", "", 0.0)
         spec = _data("intents")["intents"].get(name, {})
-        if score < _data("intents")["fuzzy_threshold"] or len(text.split()) > spec.get(
-            "max_words", 99
-        ):
+        too_long = len(text.split()) > spec.get("max_words", 99)
+        if score < _data("intents")["fuzzy_threshold"] or too_long:
             return self._rule(text, only, fallback=True)
         rest = re.sub(spec.get("lead", "^$"), "", text, count=1, flags=I).strip()
         groups = {"rest": rest} if "lead" in spec else {}
@@ -248,15 +233,12 @@ class OfflinePlanner:
 
     def _referential(self, text: str) -> Plan | None:
         spec = _data("intents")["referential"]
-        confirm = re.match(spec["confirm"], text, I)
-        if len(text.split()) > spec["max_words"] or not (
-            confirm or re.search(spec["refers"], text, I)
-        ):
+        confirm, verbs = re.match(spec["confirm"], text, I), spec["verbs"].items()
+        refers = confirm or re.search(spec["refers"], text, I)
+        if len(text.split()) > spec["max_words"] or not refers:
             return None
-        verbs = [
-            (v, s["targets"]) for v, s in spec["verbs"].items() if re.search(s["pattern"], text, I)
-        ]
-        verb, targets = verbs[0] if verbs else ("confirm" if confirm else "", {})
+        found = [(v, s["targets"]) for v, s in verbs if re.search(s["pattern"], text, I)]
+        verb, targets = found[0] if found else ("confirm" if confirm else "", {})
         ref = f"“{text}” is referential ({verb})"
         if verb in ("", "confirm"):
             return self._accept_proposal(ref, spec["proposal"]) if verb else None
@@ -273,9 +255,8 @@ class OfflinePlanner:
         why = (
             f"{ref}; the latest plausible action, {_describe(target)}, is the strongest candidate."
         )
-        step = _step(
-            cap, {"query": subject, **target.external_ids}, f"{verb.capitalize()} “{subject}”"
-        )
+        args = {"query": subject, **target.external_ids}
+        step = _step(cap, args, f"{verb.capitalize()} “{subject}”")
         if verb != "move":
             return _operation(f"{verb} {subject}", [step], why)
         if (when := self._when(text)) is None:
@@ -283,28 +264,18 @@ class OfflinePlanner:
         if cap != "reminders.create":
             step.args["start"] = when.isoformat()
             return _operation(f"move {subject}", [step], why)
-        create = _step(
-            cap,
-            {"text": subject, "due_at": when.isoformat()},
-            f"Remind you to {subject} at {_fmt(when)}",
-            "s2",
-            ["s1"],
-        )
+        again = {"text": subject, "due_at": when.isoformat()}
+        create = _step(cap, again, f"Remind you to {subject} at {_fmt(when)}", "s2", ["s1"])
         steps = [step.model_copy(update={"capability": "reminders.delete"}), create]
-        return _operation(
-            f"move reminder {subject}",
-            steps,
-            f"{why} There is no reminders.update: the reminder is replaced (delete, then create).",
-        )
+        why += " There is no reminders.update: the reminder is replaced (delete, then create)."
+        return _operation(f"move reminder {subject}", steps, why)
 
     def _accept_proposal(self, ref: str, proposal: str) -> Plan:
         said = [m.content for m in self.req.recent_messages if m.role == "assistant"]
         if said and (m := re.search(proposal, said[-1], I)):
             plan = self._plan_text(to_first_person(m["p"].strip()), referential=False)
             if plan.steps:
-                plan.reasoning = (
-                    f"{ref}: it accepts the assistant's last proposal “{m['p']}”. {plan.reasoning}"
-                )
+                plan.reasoning = f"{ref}: it accepts the proposal “{m['p']}”. {plan.reasoning}"
                 plan.confidence = min(plan.confidence, 0.8)
                 return plan
         if not self.req.latest_actions:
@@ -312,9 +283,7 @@ class OfflinePlanner:
             return _unclear(why, "Sorry, what would you like me to do?")
         latest = self.req.latest_actions[0]
         why = f"{ref}, but repeating the latest action {_describe(latest)} may not be meant: ask."
-        return _unclear(
-            why, f"Do you mean “{latest.summary}”? What would you like me to do with it?", 0.5
-        )
+        return _unclear(why, f"Do you mean “{latest.summary}”? What should I do with it?", 0.5)
 
     # ----- intents with a `plan` template ------------------------------------------------------
 
