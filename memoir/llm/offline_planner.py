@@ -339,10 +339,9 @@ class OfflinePlanner:
         to, rest = re.sub(r"'s$", "", groups.get("to", "")), groups.get("rest", "")
         if not to or to.lower() in spec["not_recipients"]:
             return None
-        if (m := re.match(r"^\s+([A-Z][a-z'-]+)\b", rest)) and m[1].lower() not in spec[
-            "not_surnames"
-        ]:
-            to, rest = f"{to} {m[1]}", rest[m.end() :]
+        surname = re.match(r"^\s+([A-Z][a-z'-]+)\b", rest)
+        if surname and surname[1].lower() not in spec["not_surnames"]:
+            to, rest = f"{to} {surname[1]}", rest[surname.end() :]
         rest, said = re.sub(spec["medium"], "", rest, flags=I).strip(), {}
         for part in spec["parts"]:
             if m := re.match(part["pattern"], rest, I | re.S):
@@ -350,32 +349,18 @@ class OfflinePlanner:
                 said["body"] = part.get("body", "{body}").format(**said)
                 break
         if to.lower() in {"him", "her", "them"}:
-            return _missing(
-                "send email",
-                ["to"],
-                "Who should I send the email to?",
-                f"“{to}” does not say who the email is for.",
-            )
+            return _missing("send email", ["to"], "Who should I send the email to?", f"To {to}?")
         who = to.split()[0] if "@" not in to else first_name(to)
         body = said.get("body", "")
         draft, notes, content = self._draft(who, "", [sentence(body)] if body else [])
         if draft is None:
-            return _missing(
-                f"email {to}",
-                ["body"],
-                f"What should the email to {to} say?",
-                f"The recipient is {to} but the email's content is missing.",
-            )
+            ask = f"What should the email to {to} say?"
+            return _missing(f"email {to}", ["body"], ask, "The email's content is missing.")
         words = re.sub(r"[^\w\s'-]", "", " ".join(content)).split()
         subject = sentence(said.get("subject") or " ".join(words[:6]) or "Hello").rstrip(".")
-        step = _step(
-            "email.send", {"to": to, "subject": subject, "body": draft}, f"Email {to}: “{subject}”"
-        )
-        return _operation(
-            f"email {to}",
-            [step],
-            f"Email {to}; subject “{subject}”; it needs approval. {notes}".strip(),
-        )
+        args = {"to": to, "subject": subject, "body": draft}
+        step = _step("email.send", args, f"Email {to}: “{subject}”")
+        return _operation(f"email {to}", [step], f"Email {to}, “{subject}”. {notes}".strip())
 
     def _email_reply(self) -> Plan:
         email, drafts = self.req.email, _data("drafts")
@@ -393,25 +378,10 @@ class OfflinePlanner:
             content.append(deadline["say"].format(deadline=m[0].strip()))
             why += " The response preferences ask to acknowledge deadlines."
         body, notes, _ = self._draft(who, kind["thanks"], content)
-        re_subject = (
-            email.subject if re.match(r"^\s*re\s*:", email.subject, I) else f"Re: {email.subject}"
-        )
-        args = {
-            "to": email.author,
-            "subject": re_subject,
-            "body": body,
-            "in_reply_to": email.email_id,
-        }
-        step = _step(
-            "email.send",
-            args,
-            f"Reply to {email.author} about “{normalize_subject(email.subject)}”",
-        )
-        return _operation(
-            f"reply to {who}'s email",
-            [step],
-            f"{why} {notes} Sending email needs the user's approval.".replace("  ", " "),
-        )
+        subject = f"Re: {normalize_subject(email.subject)}"
+        args = {"to": email.author, "subject": subject, "body": body, "in_reply_to": email.email_id}
+        step = _step("email.send", args, f"Reply to {email.author} about “{subject[4:]}”")
+        return _operation(f"reply to {who}'s email", [step], f"{why} {notes}".strip())
 
     def _draft(
         self, who: str, thanks: str, content: list[str]
@@ -420,20 +390,17 @@ class OfflinePlanner:
         preferences, then feedback on the draft (style instructions restyle it, the rest is
         said in it)."""
         style, said, notes, drafts = self.style.model_copy(), [], [], _data("drafts")
-        for revision in self.revisions:
-            for clause in filter(
-                None,
-                (c.strip(" ,.") for c in re.split(drafts["feedback"]["clauses"], revision.strip())),
-            ):
-                asked = read_response_style(clause)
-                if asked.tone or asked.sign_off or asked.greeting:
-                    style = style.model_copy(
-                        update=asked.model_dump(exclude_unset=True, exclude={"other"})
-                    )
-                    notes.append(f"the feedback “{clause}” changes the style")
-                else:
-                    said.append(_say(clause))
-                    notes.append(f"the feedback “{clause}” goes into the draft")
+        split = drafts["feedback"]["clauses"]
+        clauses = [c.strip(" ,.") for r in self.revisions for c in re.split(split, r.strip())]
+        for clause in filter(None, clauses):
+            asked = read_response_style(clause)
+            if asked.tone or asked.sign_off or asked.greeting:
+                update = asked.model_dump(exclude_unset=True, exclude={"other"})
+                style = style.model_copy(update=update)
+                notes.append(f"the feedback “{clause}” changes the style")
+            else:
+                said.append(_say(clause))
+                notes.append(f"the feedback “{clause}” goes into the draft")
         if not (content := said or content):
             return None, "", []
         parts = dict(drafts["default"], thanks=thanks)
@@ -451,9 +418,7 @@ class OfflinePlanner:
             filter(None, [greeting, parts.get("opening"), middle, parts.get("closing"), sign_off])
         )
         if style.sign_off or style.greeting or style.tone:
-            notes.insert(
-                0, f"response style {style.model_dump(exclude={'other'}, exclude_none=True)}"
-            )
+            notes.insert(0, f"style {style.model_dump(exclude={'other'}, exclude_none=True)}")
         return body, ("Draft: " + "; ".join(notes) + ".") if notes else "", content
 
     # ----- calendar ----------------------------------------------------------------------------
