@@ -16,7 +16,17 @@ class RespondActivities:
 
     @activity.defn(name=names.WRITE_REPLY)
     async def write_reply(self, request: ReplyRequest) -> str:
+        return await write_reply(
+            self._deps.llm, request, preferences=await self._preferences(request)
+        )
+
+    async def _preferences(self, request: ReplyRequest) -> dict[str, str]:
+        """The user's response and calendar preferences; none when the store cannot be read
+        (they only set the tone: the reply is still written, and the failure is logged)."""
         store = self._deps.stores.preferences
         user_id = request.turn.context.user.user_id
-        preferences = {ns: await store.get_memory(user_id, ns) for ns in WRITER_PREFERENCES}
-        return await write_reply(self._deps.llm, request, preferences=preferences)
+        try:
+            return {ns: await store.get_memory(user_id, ns) for ns in WRITER_PREFERENCES}
+        except Exception as error:  # a reply without its tone beats no reply
+            activity.logger.warning("reply without preferences: %r", error)
+            return {}
