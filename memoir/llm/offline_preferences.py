@@ -135,18 +135,19 @@ def _lines(body: str) -> list[str]:
 
 
 def _signoff(body: str) -> str:
+    """The closing of a body: "Best,\nAna" → "Best, Ana"; a short last line that is no
+    sentence ("Cheers, Ana"); else none."""
     lines = _lines(body)
-    if len(lines) >= 2 and lines[-2].endswith(",") and len(lines[-1].split()) <= 3:
+    if len(lines) >= 3 and lines[-2].endswith(",") and len(lines[-1].split()) <= 3:
         return f"{lines[-2]} {lines[-1]}"
-    return lines[-1] if lines and len(lines[-1].split()) <= 6 else ""
+    short = len(lines) >= 2 and len(lines[-1].split()) <= 4
+    return lines[-1] if short and re.match(r"[A-Z][^.!?:]*$", lines[-1]) else ""
 
 
 def _greeting(body: str) -> str:
     """The opening line with the recipient's name as <name>: "Hey Dan," → "Hey <name>,"."""
     first = (_lines(body) or [""])[0]
-    if not (first.endswith(",") or re.match(r"(?:hi|hello|hey|dear|good)\b", first, re.I)):
-        return ""
-    if len(first.split()) > 6:
+    if len(first.split()) > 4 or not re.match(r"(?:hi|hello|hey|dear|good \w+)\b.*,$", first, re.I):
         return ""
     return re.sub(r"^(hi|hello|hey|dear|good \w+)\s+[\w.'-]+", r"\1 <name>", first, flags=re.I)
 

@@ -424,3 +424,12 @@ async def test_the_next_reply_follows_what_an_edit_and_feedback_taught(
         preferences,
     )
     assert meeting_plan.steps[-1].args["duration_minutes"] == 45
+
+
+async def test_an_edit_without_a_sign_off_learns_no_sign_off(offline: OfflineChatModel) -> None:
+    edited = {**DRAFT, "body": "Hi Dan,\n\nThursday works."}
+    request = preference_request(
+        "response_preferences", "", "email.edit", original=DRAFT, edited=edited
+    )
+    result = await updated_preferences(offline, request)
+    assert result.user_preferences == "- Keep emails short."
