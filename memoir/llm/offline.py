@@ -5,9 +5,9 @@ It parses the same rendered prompts that `ChatOpenAI` reads (formats in `memoir.
 - `invoke(messages)` answers the last human message as conversation (the reply writer itself
   takes a typed request: `memoir.responder`);
 - `with_structured_output(schema)` returns a Runnable that produces an instance of `schema`,
-  dispatching on the schema's name: `TriageDecision` (general rules + targeted lessons). The
-  preference updater and the memory engine's calls take typed requests instead
-  (`memoir.preference_update`, `memoir.memory.llm_calls`, `memoir.llm.offline_memory`).
+  dispatching on the schema's name. Triage, the preference updater and the memory engine's
+  calls take typed requests instead (`memoir.triage`, `memoir.preference_update`,
+  `memoir.memory.llm_calls`).
 
 Other modules may teach it more schemas with `register_offline_skill`.
 """
@@ -27,16 +27,13 @@ from langchain_core.runnables import Runnable, RunnableLambda
 from pydantic import BaseModel, ConfigDict, Field
 
 from memoir.embeddings import Embedder, get_local_embedder
-from memoir.llm.offline_triage import triage_offline
 from memoir.llm.offline_writer import reply_to_messages
 
 __all__ = ["OfflineChatModel", "OfflineSkill", "offline_skills", "register_offline_skill"]
 
 OfflineSkill = Callable[[list[BaseMessage], "OfflineChatModel"], BaseModel]
 
-_SKILLS: dict[str, OfflineSkill] = {
-    "TriageDecision": lambda messages, _model: triage_offline(messages),
-}
+_SKILLS: dict[str, OfflineSkill] = {}
 
 
 def register_offline_skill(schema_name: str, skill: OfflineSkill) -> None:

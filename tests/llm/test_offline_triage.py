@@ -6,7 +6,7 @@ from memoir.llm import OfflineChatModel, ScriptedChatModel
 from memoir.llm.prompts import DEFAULT_TRIAGE_INSTRUCTIONS
 from memoir.models import Classification, EmailMessage
 from memoir.stores import DEFAULT_PREFERENCES
-from memoir.triage import triage_email, triage_messages
+from memoir.triage import TriageQuery, triage_email, triage_messages
 
 EMAILS = [
     (
@@ -188,7 +188,7 @@ async def test_an_older_learned_line_is_read_as_its_sender(offline: OfflineChatM
 
 def test_triage_prompt_carries_instructions_and_email_in_seed_format() -> None:
     system, user = triage_messages(
-        email("Dan <dan@acme.com>", "Hello", "Body text"), "- Ignore: everything"
+        TriageQuery.of(email("Dan <dan@acme.com>", "Hello", "Body text"), "- Ignore: everything")
     )
     assert "< Rules >\n- Ignore: everything\n</ Rules >" in str(system.content)
     assert str(user.content).startswith("Please determine how to handle the below email thread:")
