@@ -3,13 +3,8 @@
 Both providers get the same rendered messages: `ChatOpenAI` reads them as prose, and
 `OfflineChatModel` parses them. So the formats below are a contract; the offline skills rely on:
 
-Triage (seed 000 `triage_system_prompt` / `triage_user_prompt`)
-    system: `TRIAGE_SYSTEM_PROMPT` with `< Background >` and `< Rules >` blocks; the rules are the
-    user's `triage_preferences` text. Lessons in it such as
-    `- Ignore: emails from newsletters@shop.example (you ignored "…")` or
-    `- Notify: emails from anyone at bank.example` (`memoir.llm.triage_lessons`) were learned from
-    the user's decisions and decide for the emails in their scope only.
-    user: `TRIAGE_USER_PROMPT`: "From: / To: / Subject:" lines, then the thread.
+Triage (seed 000 router): `TRIAGE_SYSTEM_PROMPT` / `TRIAGE_USER_PROMPT`, rendered from a typed
+request by `memoir.triage` (the offline triage reads the request, not the prompt).
 
 Planner (seed 002 PlannerNode)
     system: `PLANNER_SYSTEM_PROMPT`: rules, the tool list, then `## ` sections: Connected

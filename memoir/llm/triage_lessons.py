@@ -1,17 +1,11 @@
 """Targeted triage lessons: what a decision on one email teaches, and for which emails.
 
-A lesson is one line of the triage preferences, under the heading of its action, in words a
-person can read and edit: `- Ignore: emails from newsletters@shop.example (you ignored "…")`,
-`- Notify: emails from anyone at bank.example`, `- Respond: emails from noreply@git.example with
-subjects like "Review requested on *"`, `- Ignore: emails about "school trips"`. Triage reads
-the lines back and follows the most specific lesson whose scope covers the email; an email
-outside every scope is left to the general rules.
-
-A decision teaches (`plan_lesson`) the domain of an automated sender (noreply@, a list) unless
-the domain is shared (a public mail provider, the recipient's own); the address of a person you
-respond to, or of an outside business you ignore; else the subject pattern within the address
-(a colleague writes about many things). When a lesson already decides the email the other way,
-the next narrower scope.
+A lesson is a line of the triage preferences under the heading of its action, which a person can
+read and edit: `- Ignore: emails from news@shop.example (you ignored "…")`, `- Notify: emails
+from anyone at bank.example`, `- Respond: emails from a@b.example with subjects like "Review *"`,
+`- Ignore: emails about "school trips"`. Triage follows the most specific lesson whose scope
+covers the email; an email outside every scope is left to the general rules. A decision teaches
+the broadest scope that speaks only for emails like it (`scope_ladder`).
 """
 
 from __future__ import annotations
@@ -20,23 +14,17 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 
+from memoir.llm import triage_rules as rules
 from memoir.llm._text import email_address, normalize_subject
 from memoir.llm.prompts import normalize_decision
-from memoir.llm.triage_rules import (
-    TriageEmail,
-    bulk_mail,
-    org_domain,
-    own_domain,
-    pattern,
-    public_domain,
-    table,
-)
+from memoir.llm.triage_rules import TriageEmail
 from memoir.models import Classification, EmailMessage
 
 EmailLike = EmailMessage | TriageEmail
 # Decision name → (the action it teaches, how the note says it).
 LESSON_DECISIONS: dict[str, tuple[Classification, str]] = {
-    name: (Classification(action), verb) for name, (action, verb) in table()["decisions"].items()
+    name: (Classification(action), verb)
+    for name, (action, verb) in rules.table()["decisions"].items()
 }
 
 
@@ -45,9 +33,6 @@ class ScopeKind(StrEnum):
     DOMAIN = "domain"
     SUBJECT = "subject"
     SENDER = "sender"
-
-
-_RANK = {ScopeKind.TOPIC: 1, ScopeKind.DOMAIN: 2, ScopeKind.SUBJECT: 3, ScopeKind.SENDER: 4}
 
 
 def _squash(text: str) -> str:
@@ -83,18 +68,15 @@ class Scope:
 
     def specificity(self) -> tuple[int, int]:
         """Higher is narrower: the kind (a subject within a sender above all), then length."""
-        rank = _RANK[self.kind] + (0 if self.within is None else 2 + ("@" in self.within))
-        return rank, len(self.value)
+        extra = 0 if self.within is None else 2 + ("@" in self.within)
+        return list(ScopeKind).index(self.kind) + extra, len(self.value)
 
     def covers(self, email: EmailLike) -> bool:
         sender = email_address(email.author)
         if self.kind in (ScopeKind.SENDER, ScopeKind.DOMAIN):
             return _in(sender, self.value)
         if self.kind is ScopeKind.TOPIC:
-            words, text = (
-                re.findall(r"[\w'-]+", self.value.lower()),
-                f"{email.subject}\n{email.body}",
-            )
+            text, words = f"{email.subject}\n{email.body}", re.findall(r"[\w'-]+", self.value)
             return bool(words) and all(re.search(rf"\b{w}s?\b", text, re.I) for w in words)
         if self.within is not None and not _in(sender, self.within):
             return False
@@ -122,14 +104,9 @@ def covering(lessons: list[Lesson], email: EmailLike) -> list[Lesson]:
 
 def deciding_lesson(lessons: list[Lesson], email: EmailLike) -> Lesson | None:
     """The most specific lesson covering `email` (the later line wins a tie); None if none."""
-    best: Lesson | None = None
-    for lesson in covering(lessons, email):
-        if best is None or lesson.scope.specificity() >= best.scope.specificity():
-            best = lesson
-    return best
+    found = reversed(covering(lessons, email))
+    return max(found, key=lambda lesson: lesson.scope.specificity(), default=None)
 
-
-# ----- reading the text back -------------------------------------------------------------------
 
 _LINE = re.compile(r"^\s*[-*]\s*(ignore|notify|respond)\s*:\s*emails?\s+(.+?)\s*$", re.I)
 _FROM = re.compile(r'^from\s+(?:any(?:one| address)\s+at\s+)?@?([^\s"(),]+)', re.I)
@@ -170,9 +147,6 @@ def parse_lessons(text: str) -> list[Lesson]:
     return [lesson for line in text.splitlines() if (lesson := parse_lesson(line))]
 
 
-# ----- choosing a scope ------------------------------------------------------------------------
-
-
 def subject_pattern(subject: str) -> str:
     """The subject with what varies from one email to the next (numbers, ids, dates) as `*`."""
     words = normalize_subject(subject).replace('"', "'").split()
@@ -185,10 +159,10 @@ def scope_ladder(email: EmailLike, action: Classification) -> list[Scope]:
     address (when one decision may speak for the sender), the subject within the address."""
     address = email_address(email.author)
     mail = TriageEmail(email.author, email.to, email.subject, email.body)
-    domain = org_domain(address)
-    shared = public_domain(domain) or own_domain(domain, mail)
+    domain = rules.org_domain(address)
+    shared = rules.public_domain(domain) or rules.own_domain(domain, mail)
     local = address.partition("@")[0]
-    automated = bool(pattern("automated_local_parts").search(local)) or bulk_mail(mail)
+    automated = bool(rules.pattern("automated_local_parts").search(local)) or rules.bulk_mail(mail)
     ladder: list[Scope] = []
     if "@" in address and automated and not shared:
         ladder.append(Scope(ScopeKind.DOMAIN, domain))
@@ -224,9 +198,6 @@ def lesson_for_decision(decision: str, email: EmailLike, preferences: str) -> Le
     if taught is None:
         return None
     return plan_lesson(email, taught[0], parse_lessons(preferences), taught[1])
-
-
-# ----- writing it down -------------------------------------------------------------------------
 
 
 def _bullet(line: str) -> bool:

@@ -36,14 +36,14 @@ def table() -> dict[str, Any]:
     return loaded
 
 
-def words(patterns: str | list[str], *, at_start: bool = False) -> re.Pattern[str]:
-    """One regex for a regex or a list of them, matched as whole words (or at the start)."""
-    joined = "|".join(f"(?:{p})" for p in ([patterns] if isinstance(patterns, str) else patterns))
+@cache
+def words(patterns: str | tuple[str, ...], *, at_start: bool = False) -> re.Pattern[str]:
+    """One regex for a regex or several, matched as whole words (or at the start)."""
+    joined = "|".join(f"(?:{p})" for p in ((patterns,) if isinstance(patterns, str) else patterns))
     start = "^" if at_start else r"(?<!\w)"
     return re.compile(rf"{start}(?:{joined})(?!\w)", re.I)
 
 
-@cache
 def pattern(name: str, *, at_start: bool = False) -> re.Pattern[str]:
     """The compiled `senders` entry `name` (or a top-level entry); a `|`-joined list of local
     parts matches between the separators of an address's local part (`billing+eu`)."""
@@ -52,45 +52,16 @@ def pattern(name: str, *, at_start: bool = False) -> re.Pattern[str]:
         return re.compile(rf"(?:^|[._+-])(?:{''.join(entry.split())})(?:$|[._+-])", re.I)
     if name == "group_recipients":
         return re.compile(rf"(?:^|[<\s,;])(?:{''.join(entry.split())})@", re.I)
-    return words(entry, at_start=at_start)
+    return words(entry if isinstance(entry, str) else tuple(entry), at_start=at_start)
 
 
-@dataclass(frozen=True)
-class Rule:
-    """An exact rule of the table: its name, the action it decides, and its cues."""
-
-    name: str
-    action: Classification
-    body: re.Pattern[str] | None
-    subject: re.Pattern[str] | None
-
-    def matches(self, email: TriageEmail) -> bool:
-        if self.subject is not None and self.subject.search(email.subject.strip()):
-            return True
-        return self.body is not None and self.body.search(email.text) is not None
-
-
-@cache
-def rules() -> list[Rule]:
-    return [
-        Rule(
-            r["name"],
-            Classification(r["action"]),
-            words(r["patterns"]) if "patterns" in r else None,
-            words(r["subject"], at_start=True) if "subject" in r else None,
-        )
-        for r in table()["rules"]
-    ]
-
-
-@cache
-def _asks() -> list[tuple[str, re.Pattern[str]]]:
-    return [(a["label"], words(a["patterns"])) for a in table()["asks"]]
-
-
-def exact_rule(email: TriageEmail) -> Rule | None:
-    """The first exact rule of the table that matches `email`."""
-    return next((rule for rule in rules() if rule.matches(email)), None)
+def exact_rule(email: TriageEmail) -> tuple[Classification, str] | None:
+    """The action and the name of the first exact rule of the table that matches `email`."""
+    for rule in table()["rules"]:
+        subject = "subject" in rule and words(rule["subject"], at_start=True).search(email.subject)
+        if subject or ("patterns" in rule and words(tuple(rule["patterns"])).search(email.text)):
+            return Classification(rule["action"]), rule["name"]
+    return None
 
 
 def _first_line(body: str) -> str:
@@ -115,7 +86,7 @@ def from_organisation(email: TriageEmail) -> str | None:
         return "bulk mail (an unsubscribe footer)"
     address = email_address(email.author)
     first = _first_line(email.body)
-    greets = pattern("personal_greeting", at_start=True).match(first)
+    greets = bool(pattern("personal_greeting", at_start=True).match(first))
     greets = greets and not pattern("group_greeting", at_start=True).match(first)
     if pattern("role_local_parts").search(address.partition("@")[0]) and not greets:
         return f"a role address ({address})"
@@ -142,20 +113,13 @@ def own_domain(domain: str, email: TriageEmail) -> bool:
     return domain in {org_domain(a) for a in re.split(r"[,;]", email.to) if "@" in a}
 
 
-def direct_questions(body: str) -> list[str]:
-    """Sentences of `body` that ask the reader something (boilerplate like "Questions?" aside)."""
-    boilerplate = pattern("boilerplate_question", at_start=True)
-    sentences = (s.strip() for s in re.split(r"(?<=[.!?])\s+|\n+", body))
-    return [s for s in sentences if s.endswith("?") and not boilerplate.match(s)]
-
-
 def asks(email: TriageEmail) -> list[str]:
-    """What the email asks of the reader, in words: requests, questions, deadlines, problems."""
-    found = [label for label, pattern in _asks() if pattern.search(email.text)]
-    questions = direct_questions(email.body) + [email.subject] * email.subject.strip().endswith("?")
+    """What the email asks of the reader, in words: requests, questions, deadlines, problems;
+    boilerplate questions ("Questions?") aside."""
+    found = [a["label"] for a in table()["asks"] if words(tuple(a["patterns"])).search(email.text)]
+    boilerplate = pattern("boilerplate_question", at_start=True)
+    sentences = (
+        s.strip() for s in re.split(r"(?<=[.!?])\s+|\n+", f"{email.body}\n{email.subject}")
+    )
+    questions = [s for s in sentences if s.endswith("?") and not boilerplate.match(s)]
     return found + [f'a direct question ("{q[:80]}")' for q in questions[:1]]
-
-
-def explicit_reply(email: TriageEmail) -> bool:
-    """The email asks for a reply in so many words ("reply YES to confirm")."""
-    return pattern("explicit_reply").search(email.text) is not None
