@@ -1,14 +1,18 @@
 """Targeted triage lessons: the scope a decision teaches, where its line goes, how it reads back."""
 
+from memoir.llm import ScriptedChatModel
+from memoir.llm.prompts import DEFAULT_TRIAGE_INSTRUCTIONS
 from memoir.llm.triage_lessons import (
     Scope,
     ScopeKind,
     add_lesson,
     deciding_lesson,
+    has_lesson,
     lesson_for_decision,
     parse_lessons,
 )
 from memoir.models import Classification, EmailMessage
+from memoir.preference_update import preference_request, updated_preferences
 from memoir.stores import DEFAULT_PREFERENCES
 
 TRIAGE = DEFAULT_PREFERENCES["triage_preferences"]
@@ -128,3 +132,49 @@ def test_ignoring_a_colleague_s_email_never_silences_the_colleague() -> None:
     )
     urgent = email("Ahmed <ahmed@northwind.example>", "Disk full on db-2", "Can you resize it?")
     assert deciding_lesson([lesson], urgent) is None
+
+
+SEED_000 = DEFAULT_TRIAGE_INSTRUCTIONS  # headings "Emails that are (not) worth responding to:"
+
+
+def test_an_ignore_lesson_never_lands_under_the_respond_heading() -> None:
+    """Issue 10: "Ignore: emails like …" lines were appended under "Respond"."""
+    for start in (TRIAGE, SEED_000):
+        text = learn(start, "notify.respond", DAN)
+        text = learn(text, "notify.ignore", SHOP)
+        text = learn(text, "notify.acknowledge", BANK)
+        for heading in ("Ignore", "Notify", "Respond"):
+            learned = [line for line in section(text, heading) if parse_lessons(line)]
+            assert [lesson.action.value for lesson in parse_lessons("\n".join(learned))] == [
+                heading.lower()
+            ]
+
+
+def test_a_lesson_a_model_wrote_under_another_heading_is_moved_under_its_own() -> None:
+    misplaced = (
+        TRIAGE + '- Ignore: emails from anyone at shop.example (you ignored "Spring sale")\n'
+    )
+    lesson = lesson_for_decision("notify.ignore", SHOP, TRIAGE)
+    assert lesson is not None
+    assert not has_lesson(misplaced, lesson)  # stated, but under "Respond"
+    text, what = add_lesson(misplaced, lesson)
+    assert what.startswith("replaced")
+    assert lesson.line in section(text, "Ignore")
+    assert not [line for line in section(text, "Respond") if line.startswith("- Ignore")]
+    assert has_lesson(text, lesson)
+    assert add_lesson(text, lesson) == (text, f"`{lesson.line}` is already there: no change")
+
+
+async def test_the_updater_moves_a_lesson_the_model_put_under_another_heading() -> None:
+    line = '- Ignore: emails from anyone at shop.example (you ignored "Spring sale")'
+    model = ScriptedChatModel(
+        responses={
+            "UserPreferences": [
+                {"chain_of_thought": "appended", "user_preferences": TRIAGE + line + "\n"}
+            ]
+        }
+    )
+    request = preference_request("triage_preferences", TRIAGE, "notify.ignore", email=SHOP)
+    result = await updated_preferences(model, request)
+    assert section(result.user_preferences, "Ignore")[-1] == line
+    assert line not in section(result.user_preferences, "Respond")
