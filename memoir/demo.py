@@ -17,6 +17,8 @@ from rich.progress import Progress
 from rich.prompt import Prompt
 from rich.table import Table
 
+from memoir.models import Classification
+
 TERMINAL = {"completed", "ignored", "expired", "blocked", "failed"}
 
 
@@ -31,8 +33,12 @@ class DemoEmail(BaseModel):
     to: str
     subject: str
     body: str
+    person: Classification = Field(
+        description="What a sensible person does with it: respond to a real request, "
+        "acknowledge a notification that was right to show, ignore junk."
+    )
     auto: str | None = Field(
-        None, description="Inbox answer: respond, acknowledge, ignore, accept, expire."
+        None, description="An answer that overrides the person's, e.g. 'expire' (left unanswered)."
     )
 
     def payload(self, run: str) -> dict[str, str]:
@@ -106,9 +112,11 @@ class DemoRunner:
     async def email(self, item: DemoEmail) -> DemoRow:
         row = DemoRow(channel="email", message=item.subject)
         routed = await self._post("/v1/emails", item.payload(self._run))
-        return await self._follow(routed["turn_id"], row, item.auto)
+        return await self._follow(routed["turn_id"], row, item.auto, item.person)
 
-    async def _follow(self, turn_id: str, row: DemoRow, auto: str | None) -> DemoRow:
+    async def _follow(
+        self, turn_id: str, row: DemoRow, auto: str | None, person: Classification | None = None
+    ) -> DemoRow:
         """Poll the turn; answer each question it asks; stop when it ends."""
         answered: set[str] = set()
         while True:
@@ -118,7 +126,7 @@ class DemoRunner:
                 break
             answered.add(pending["hitl_id"])
             row.hitl.append(f"asked {pending['kind']}")
-            answer = self._choose(pending, auto)
+            answer = self._choose(pending, auto, person)
             auto = None  # a scripted answer is for the first question; later ones get defaults
             if answer == "expire":
                 row.hitl.append("left to expire")
@@ -147,14 +155,14 @@ class DemoRunner:
             await asyncio.sleep(0.2)
         raise TimeoutError(f"turn {turn_id} did not finish")
 
-    def _choose(self, pending: dict[str, Any], auto: str | None) -> str:
+    def _choose(
+        self, pending: dict[str, Any], auto: str | None, person: Classification | None = None
+    ) -> str:
         if self._interactive:
             self._console.print(f"\n[bold]{pending['kind']}[/]: {pending['question']}")
             self._console.print(pending["description"])
             return Prompt.ask("your answer (or 'expire')")
-        if auto:
-            return auto
-        return "acknowledge" if pending["kind"] == "notify" else "yes"
+        return scripted_answer(pending["kind"], auto, person)
 
     async def _answer(self, pending: dict[str, Any], answer: str) -> None:
         if pending["thread_id"].startswith("email-"):
@@ -162,6 +170,24 @@ class DemoRunner:
             return
         body = {"thread_id": pending["thread_id"], "message_id": self._message_id(), "text": answer}
         await self._post("/v1/messages", body)
+
+
+# How a sensible person answers a notify question about an email: what the email deserves.
+NOTIFY_ANSWERS = {
+    Classification.NOTIFY: "acknowledge",  # seen, thanks: notifying was right
+    Classification.IGNORE: "ignore",  # junk: don't show me emails like it
+    Classification.RESPOND: "respond",  # it needs a reply after all
+}
+
+
+def scripted_answer(kind: str, auto: str | None, person: Classification | None) -> str:
+    """The scripted person's answer to a question of `kind`: the item's `auto` answer if any;
+    for a notify question, what the email deserves (`person`); else yes (approve)."""
+    if auto:
+        return auto
+    if kind == "notify":
+        return NOTIFY_ANSWERS[person or Classification.NOTIFY]
+    return "yes"
 
 
 def _inbox_response(pending: dict[str, Any], answer: str) -> dict[str, Any]:

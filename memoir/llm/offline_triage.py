@@ -8,6 +8,7 @@ specific learned lesson whose scope covers the email decides (`memoir.llm.triage
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, NamedTuple
@@ -37,12 +38,8 @@ class Example(NamedTuple):
 @cache
 def examples() -> list[Example]:
     """Every labelled example email of the table."""
-    found = rules.table()["categories"].items()
-    return [
-        Example(n, Classification(c["action"]), c["rule"], t)
-        for n, c in found
-        for t in c["examples"]
-    ]
+    found = [(n, c, text) for n, c in rules.table()["categories"].items() for text in c["examples"]]
+    return [Example(n, Classification(c["action"]), c["rule"], text) for n, c, text in found]
 
 
 _VECTORS: dict[int, tuple[Embedder, np.ndarray]] = {}
@@ -65,10 +62,8 @@ class Vote:
 
     def winner(self, among: tuple[Classification, ...] = tuple(Classification)) -> Example:
         """The nearest example of the best category whose action is one of `among`."""
-        best = max(
-            (c for c in self.scores if self.nearest[c].action in among), key=self.scores.__getitem__
-        )
-        return self.nearest[best]
+        found = [c for c in self.scores if self.nearest[c].action in among]
+        return self.nearest[max(found, key=self.scores.__getitem__)]
 
     def why(self, among: tuple[Classification, ...] = tuple(Classification)) -> str:
         e, score = self.winner(among), self.scores[self.winner(among).category]
@@ -77,12 +72,14 @@ class Vote:
 
 def nearest(email: TriageEmail, embedder: Embedder) -> Vote:
     """The categories of the examples nearest to `email`, scored by cosine similarity."""
-    text = " ".join(f"{email.subject}: {email.body}".split())[:600]
+    vote = rules.table()["vote"]
+    text = re.sub(vote["left_out"], "it", f"{email.subject}: {email.body}")
+    text = " ".join(text.split())[:600]
     similarities = _vectors(embedder) @ np.asarray(embedder.embed([text])[0], dtype=np.float32)
     ranked: dict[str, list[int]] = {}
     for index in np.argsort(-similarities):
         ranked.setdefault(examples()[index].category, []).append(int(index))
-    top = int(rules.table()["vote"]["neighbours"])
+    top = int(vote["neighbours"])
     scores = {c: float(np.mean(similarities[found[:top]])) for c, found in ranked.items()}
     return Vote(scores, {c: examples()[found[0]] for c, found in ranked.items()})
 
