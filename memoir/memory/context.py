@@ -5,7 +5,8 @@ summaries and message records (`memoir.memory.retrieval`), fused by reciprocal r
 with `MEMORY_RERANK_WEIGHTS` (`memoir.memory.rerank`; recency only when the question asks for
 the latest state). The selection keeps pinned memories first, at most `NORMAL_EPISODIC_MAX`
 episodes outside recall intent, and no record whose message a chosen fact already states (the
-fact is what it says now: a corrected fact leaves its outdated message out); it stops at
+fact is what it says now: a corrected fact leaves its outdated message out, and stands where
+the best of those records stood); it stops at
 `MEMORY_CONTEXT_TOPN` bullets or when the next would pass `MEMORY_CONTEXT_TOKENS` (estimated
 as characters / 4). A bullet says when and by whom: "[2023-05-07, Maya] I lost my job as a
 banker yesterday [sources: D3-4]"; a fact "[2025-01-14] User lives in Porto. [sources: m1]"
@@ -121,6 +122,7 @@ class _Selection:
     recall: bool
     chosen: dict[str, tuple[ContextItem, str, int]] = field(default_factory=dict)
     stated: set[str] = field(default_factory=set)  # message ids a chosen fact states
+    replaced: dict[str, list[str]] = field(default_factory=dict)  # fact → the records it states
     episodes: int = 0
 
     @property
@@ -143,6 +145,7 @@ class _Selection:
             for key, (other, _text, _cost) in list(self.chosen.items()):
                 if other.record is not None and other.record.message_id in self.stated:
                     del self.chosen[key]
+                    self.replaced.setdefault(item.key, []).append(key)
 
 
 def select(
@@ -171,7 +174,11 @@ def select(
         if state.used + cost <= budget:
             state.take(item, text, cost)
     order = {item.key: i for i, item in enumerate(ranked)}
-    picked = sorted(state.chosen.values(), key=lambda entry: order[entry[0].key])
+
+    def place(key: str) -> int:  # a fact stands where the best record it states stood
+        return min(order[k] for k in [key, *state.replaced.get(key, [])])
+
+    picked = sorted(state.chosen.values(), key=lambda entry: place(entry[0].key))
     return [(item, text) for item, text, _cost in picked]
 
 
