@@ -1,37 +1,30 @@
-"""Offline memory skills (seeds 001, 003): explainable rules for the memory engine's questions.
+"""The offline extractor (seeds 001, 003): the memory engine's model calls, answered from the
+fields of their typed requests (`memoir.memory.requests`), each answer saying what decided.
 
-Reads the prompts of the long-term memory section of `memoir.llm.prompts`:
-
-- `HotpathDecision` and `MemoryExtraction`: the latest message read by
-  `memoir.llm.offline_extract` (clauses, subjects, tenses, dates against the `## Message Time`,
-  the `## Speaker`): questions, one-off requests, plans still to come, encouragement and small
-  talk are not memories; each stable fact and each past event is one (several per message).
-- `MemoryCandidate`: the most important of them (for a caller that asks for one).
-- `SameFact`: equal keys, or the same entity and attribute read back from both summaries, or
-  the same words.
-- `ComposedSummary`: the newer fact wins on conflict; details of the older one it does not
-  contradict are kept ("User's dog Luna is 3 years old." + "User's pet Luna is 4 years old."
-  → "User's dog Luna is 4 years old.").
-- `EpisodicSummary`: topic from the request in words (a reminder to …, an email to …, booking
-  the dentist; never the request quoted), approach from the actions (or the reply), notable only
-  with an outcome (an action's result, or a recap the user asked for and got).
-- `ProfileUpdate`: city, name, tone, language, timezone, goals, interests from one memory.
+- gate and extraction: the latest message read by `memoir.llm.offline_extract` (rules of
+  memory_facts.yaml, the clause grammar, nearest example statements of memory_examples.yaml);
+- same fact: equal keys, or the same entity and attribute read back from both summaries, or
+  the same words;
+- compose: the newer fact wins, the older one's details it does not contradict are kept;
+- episodic summary: the topic in words (patterns of memory_episodes.yaml), the approach from
+  the actions (or the reply), notable only with an outcome;
+- profile update: the fields a fact sets (the `profile` table of memory_facts.yaml).
 """
 
 from __future__ import annotations
 
 import re
+from functools import cache
+from importlib import resources
+from typing import Any
+
+import yaml
 
 from memoir.embeddings import Embedder
 from memoir.llm._text import second_person
-from memoir.llm.offline_clauses import gerund, parse_clause
+from memoir.llm.offline_clauses import gerund, parse_clause, vocab
 from memoir.llm.offline_extract import Reading, read_message
-from memoir.llm.offline_facts import (
-    LANGUAGE_CODES,
-    content_words,
-    read_summary,
-    render_fact,
-)
+from memoir.llm.offline_facts import content_words, read_summary, render, render_fact, table
 from memoir.llm.prompts import one_line
 from memoir.memory.requests import (
     ComposeRequest,
@@ -62,101 +55,96 @@ __all__ = [
 ]
 
 
-def _reading(request: TurnMemoryRequest) -> Reading:
-    """The latest message read into memories, with its speaker and time."""
-    return read_message(
-        request.message.strip(), request.earlier, request.speaker, request.now, request.timezone
-    )
+_READ: dict[tuple[str, int], Reading] = {}
 
 
-# ----- hot path ------------------------------------------------------------------------------
+def _reading(request: TurnMemoryRequest, embedder: Embedder) -> Reading:
+    """The message read once for the gate and the extraction that follows it."""
+    key = (request.model_dump_json(), id(embedder))
+    if key not in _READ:
+        _READ.clear()  # only the last message is asked about twice
+        _READ[key] = read_message(
+            request.message.strip(),
+            request.earlier,
+            request.speaker,
+            request.now,
+            request.timezone,
+            embedder,
+        )
+    return _READ[key]
 
 
 def gate_offline(request: TurnMemoryRequest, embedder: Embedder) -> HotpathDecision:
     """Create when a clause of the latest message states a fact or tells of a past event."""
-    reading = _reading(request)
+    reading = _reading(request, embedder)
     steps = list(reading.notes)
     if reading.memories:
         said = "; ".join(f"“{m.summary}”" for m in reading.memories[:3])
         steps.append(
             f"It states {len(reading.memories)} memory(ies) worth keeping ({said}): create."
         )
-        return HotpathDecision(reasoning=" ".join(steps), should_create=True)
-    if not steps:
-        steps.append("The message states no stable fact, preference, goal or relationship.")
-    steps.append("Do not create.")
-    return HotpathDecision(reasoning=" ".join(steps), should_create=False)
+    else:
+        steps = steps or ["The message states no stable fact, preference, goal or relationship."]
+        steps.append("Do not create.")
+    return HotpathDecision(reasoning=" ".join(steps), should_create=bool(reading.memories))
 
 
 def extraction_offline(request: TurnMemoryRequest, embedder: Embedder) -> MemoryExtraction:
     """Every fact and event of the latest message, most important first."""
-    reading = _reading(request)
+    reading = _reading(request, embedder)
     why = " ".join(reading.notes) or "Each clause was read for facts and events."
     return MemoryExtraction(reasoning=why, memories=reading.memories)
 
 
 def same_fact_offline(request: SameFactRequest, embedder: Embedder) -> SameFact:
     """Same key, or same entity and attribute, or the same words: the same fact."""
-    old_key, old_summary = request.existing.key, request.existing.summary
-    new_key, new_summary = request.candidate.key, request.candidate.summary
-    if old_key and new_key:
-        if old_key == new_key:
-            return SameFact(reasoning=f"Both have the key {new_key}.", same_fact=True)
-        return SameFact(
-            reasoning=f"Different keys ({old_key} vs {new_key}): different facts.",
-            same_fact=False,
+    old, new = request.existing, request.candidate
+    if old.key and new.key:
+        same = old.key == new.key
+        why = (
+            f"Both have the key {new.key}." if same else f"Different keys ({old.key} vs {new.key})."
         )
-    old_fact, new_fact = read_summary(old_summary, old_key), read_summary(new_summary, new_key)
+        return SameFact(reasoning=why, same_fact=same)
+    old_fact, new_fact = read_summary(old.summary, old.key), read_summary(new.summary, new.key)
     if old_fact and new_fact:
         same = old_fact.slot == new_fact.slot
         verdict = "the same" if same else "different"
-        return SameFact(
-            reasoning=f"Existing is about {old_fact.describe()}, candidate about "
-            f"{new_fact.describe()}: {verdict} entity and attribute.",
-            same_fact=same,
-        )
-    old_words, new_words = content_words(old_summary), content_words(new_summary)
+        why = f"Existing is about {old_fact.describe()}, candidate about {new_fact.describe()}"
+        return SameFact(reasoning=f"{why}: {verdict} entity and attribute.", same_fact=same)
+    old_words, new_words = content_words(old.summary), content_words(new.summary)
     if old_words and new_words and (old_words <= new_words or new_words <= old_words):
         return SameFact(reasoning="One summary says everything the other says.", same_fact=True)
-    return SameFact(
-        reasoning="They name no common entity and attribute, and say different things.",
-        same_fact=False,
-    )
+    why = "They name no common entity and attribute, and say different things."
+    return SameFact(reasoning=why, same_fact=False)
 
 
 def compose_offline(request: ComposeRequest, embedder: Embedder) -> ComposedSummary:
     """The newer fact wins; the older one's details it does not contradict are kept."""
-    old_key, old_summary = request.existing.key, request.existing.summary
-    new_key, new_summary = request.new.key, request.new.summary
-    person = _person_of(new_key) or _person_of(old_key)
-    old_fact = read_summary(_as_user(old_summary, person), _user_key(old_key))
-    new_fact = read_summary(_as_user(new_summary, person), _user_key(new_key))
+    old, new = request.existing, request.new
+    person = _person(new.key) or _person(old.key)
+    old_fact = read_summary(_as(old.summary, person, "User"), _user_key(old.key))
+    new_fact = read_summary(_as(new.summary, person, "User"), _user_key(new.key))
     if old_fact and new_fact and old_fact.slot == new_fact.slot:
-        merged = {**old_fact.attrs}
-        kept = []
+        merged, kept = {**old_fact.attrs}, []
         for name, value in new_fact.attrs.items():
             if value and not (name == "kind" and value == "pet" and merged.get("kind")):
                 merged[name] = value
             elif merged.get(name):
                 kept.append(f"{name} {merged[name]}")
         rendered = render_fact(new_fact.rule, merged)
-        summary = _as_person(rendered, new_summary, person) if rendered else new_summary
+        said = re.match(rf"^({re.escape(person)})\b", new.summary, re.I) if person else None
+        summary = _as(rendered, "User", said.group(1)) if rendered and said else rendered
         why = f"Same {new_fact.describe()}: the newer memory wins"
         why += f", keeping the older {', '.join(kept)}." if kept else "."
-        return ComposedSummary(reasoning=why, summary=summary)
-    old_words, new_words = content_words(old_summary), content_words(new_summary)
-    if old_words and old_words > new_words:
-        return ComposedSummary(
-            reasoning="The older memory already says all of the newer one, with more detail.",
-            summary=old_summary,
-        )
-    return ComposedSummary(
-        reasoning="The newer memory replaces the older one (newer wins on conflict).",
-        summary=new_summary or old_summary,
-    )
+        return ComposedSummary(reasoning=why, summary=summary or new.summary)
+    if content_words(old.summary) > content_words(new.summary):
+        why = "The older memory already says all of the newer one, with more detail."
+        return ComposedSummary(reasoning=why, summary=old.summary)
+    why = "The newer memory replaces the older one (newer wins on conflict)."
+    return ComposedSummary(reasoning=why, summary=new.summary or old.summary)
 
 
-def _person_of(key: str | None) -> str | None:
+def _person(key: str | None) -> str | None:
     """The speaker slug of a named speaker's key (person:maya:city → maya), else None."""
     m = re.match(r"^person:([^:]+):", key or "")
     return m.group(1) if m else None
@@ -167,73 +155,59 @@ def _user_key(key: str | None) -> str | None:
     return re.sub(r"^person:[^:]+:", "profile:", key) if key else key
 
 
-def _as_user(summary: str, slug: str | None) -> str:
-    """ "Maya's dog Luna is 3 years old." → "User's dog Luna is 3 years old." (for the rules)."""
-    if not slug:
-        return summary
-    return re.sub(rf"^{re.escape(slug)}\b", "User", summary, count=1, flags=re.I)
+def _as(summary: str, who: str | None, instead: str) -> str:
+    """ "Maya's dog Luna …" → "User's dog Luna …": a summary about `who` said about `instead`."""
+    return (
+        re.sub(rf"^{re.escape(who)}\b", instead, summary, count=1, flags=re.I) if who else summary
+    )
 
 
-def _as_person(rendered: str, like: str, slug: str | None) -> str:
-    """A summary rendered about "User", said again about the person `like` names."""
-    if not slug:
-        return rendered
-    m = re.match(rf"^({re.escape(slug)})\b", like, re.I)
-    return re.sub(r"^User\b", m.group(1), rendered) if m else rendered
+# ----- episodic ----------------------------------------------------------------------------------
 
 
-# ----- episodic ------------------------------------------------------------------------------
+@cache
+def _episodes() -> dict[str, Any]:
+    text = resources.files("memoir.data").joinpath("memory_episodes.yaml").read_text()
+    raw: dict[str, Any] = yaml.safe_load(text)
+    return raw
 
-_NOT_VERBS = {"a", "an", "the", "this", "that", "some", "any", "no", "yes", "ok", "okay", "hi"}
-_QUESTION_WORDS = re.compile(
-    r"^(?:(?:what|who|whom|whose|where|when|why|how|which|is|are|am|was|were|do|does|did|can|"
-    r"could|would|will|should|shall|may|have|has)(?:'s|'re)?\s+)+(?:you\s+)?(?:think\s+)?",
-    re.I,
-)
-_POLITE = re.compile(
-    r"^(?:(?:hi|hey|hello|ok|okay|so|please|pls|kindly|can you|could you|would you|will you|"
-    r"i need you to|i want you to|i'd like you to)[,!]?\s+)+",
-    re.I,
-)
+
+def _said_back(m: re.Match[str], template: str) -> str:
+    """A topic template filled with the captures, said to the user, without their time."""
+    words = {k: second_person(strip_when(v)).strip(" ,.") for k, v in m.groupdict().items() if v}
+    return render(template, words) or template
 
 
 def _topic(request: EpisodeRequest, recall: bool) -> str:
     """What the request was about, in words addressed to the user (never the request quoted):
-    "a reminder to call your mom", "an email to dan@x.com", "booking the dentist", "what we
-    talked about before"."""
+    "a reminder to call your mom", "an email to dan@x.com", "booking the dentist"."""
     if request.email is not None:
         return f"the email “{request.email.subject}” from {request.email.author}"
-    text = one_line(request.request.strip(), 400)
-    _speaker, text = split_speaker(text)
+    table = _episodes()
+    _speaker, text = split_speaker(one_line(request.request.strip(), 400))
     if recall:
-        about = re.search(r"\babout\s+(?P<what>[^?.!]+)", text, re.I)
-        what = strip_when(about.group("what")).strip() if about else ""
-        return "what we talked about before" + (f": {second_person(what)}" if what else "")
-    text = _POLITE.sub("", text).rstrip(" ?.!")
-    remind = re.match(r"^remind me\b(?:\s+(?:to|about|that)\s+(?P<what>.+))?", text, re.I)
-    if remind:
-        what = strip_when(remind.group("what") or "").strip()
-        return f"a reminder to {second_person(what)}" if what else "a reminder"
-    mail = re.match(r"^(?:send\s+)?(?:an?\s+)?e-?mail\s+(?:to\s+)?(?P<who>[\w.@-]+)", text, re.I)
-    if mail:
-        return f"an email to {mail.group('who')}"
-    return _topic_words(text)
-
-
-def _topic_words(text: str) -> str:
-    """A request as a noun phrase ("book the dentist for Thursday" → "booking the dentist"),
-    a question as "your question about …", a statement as "that you …"."""
+        recap = table["recap"]
+        m = re.search(recap["when"], text, re.I)
+        return _said_back(m, recap["says"]) if m else render(recap["says"], {}) or ""
+    text = re.sub(table["polite"], "", text, flags=re.I).rstrip(" ?.!")
+    for topic in table["topics"]:
+        if m := re.match(topic["when"], text, re.I):
+            return _said_back(m, topic["says"])
     plain = second_person(strip_when(text)).strip(" ,.")
     words = plain.split()
     if not words:
         return "a short exchange"
-    clause = parse_clause(text)
+    asked = text.rstrip().endswith("?") or re.match(table["question"], plain, re.I) is not None
     head = words[0].lower()
-    asked = text.rstrip().endswith("?") or _QUESTION_WORDS.match(plain) is not None
-    if not asked and not clause.has_verb and head.isalpha() and head not in _NOT_VERBS:
+    if (
+        not asked
+        and not parse_clause(text).has_verb
+        and head.isalpha()
+        and head not in table["not_verbs"].split()
+    ):
         return f"{gerund(head)} {' '.join(words[1:10])}".strip()
     if asked:
-        about = _QUESTION_WORDS.sub("", plain).strip(" ?") or "it"
+        about = re.sub(table["question"], "", plain, flags=re.I).strip(" ?") or "it"
         return f"your question about {' '.join(about.split()[:10])}"
     return f"that {plain[:1].lower()}{plain[1:]}" if len(words) <= 12 else "what you told me"
 
@@ -241,77 +215,66 @@ def _topic_words(text: str) -> str:
 def episodic_offline(request: EpisodeRequest, embedder: Embedder) -> EpisodicSummary:
     """Topic from the request, approach from the actions or the reply; notable with an outcome."""
     reply = one_line(request.reply, 200)
-    status = request.status.strip()
-    actions = request.actions
     recall = request.email is None and asks_for_recap(request.request)
     topic = _topic(request, recall)
     steps = [f"The request is about {topic}."]
-    if actions:
-        parts = []
-        for action in actions:
-            text = action.text.strip().rstrip(".")
-            parts.append(text if action.ok else f"tried but failed: {text}")
-        approach = "; ".join(parts)
-        steps.append(f"{len(actions)} action(s) ran: an outcome, so it is notable.")
-        return EpisodicSummary(
-            reasoning=" ".join(steps), topic=topic, approach=approach, notable=True
+    if request.actions:
+        texts = [a.text.strip().rstrip(".") for a in request.actions]
+        approach = "; ".join(
+            t if a.ok else f"tried but failed: {t}"
+            for a, t in zip(request.actions, texts, strict=True)
         )
-    if recall and reply:
-        approach = f"I recapped our earlier conversations ({reply})"
-        steps.append("The user asked to recall earlier conversations: a recap is notable.")
-        return EpisodicSummary(
-            reasoning=" ".join(steps), topic=topic, approach=approach, notable=True
+        steps.append(f"{len(texts)} action(s) ran: an outcome, so it is notable.")
+        notable = True
+    elif recall:
+        approach = f"I recapped our earlier conversations ({reply})" if reply else "no recap given"
+        notable = bool(reply)
+        steps.append(
+            "The user asked to recall earlier conversations: a recap is notable."
+            if reply
+            else "A recap was asked for but none was given (no reply): nothing to keep."
         )
-    if recall:
-        steps.append("A recap was asked for but none was given (no reply): nothing to keep.")
-        return EpisodicSummary(
-            reasoning=" ".join(steps), topic=topic, approach="no recap given", notable=False
+    else:
+        approach, notable = (f"I replied: {reply}" if reply else "I replied"), False
+        steps.append(
+            f"No action ran (status {request.status or 'unknown'}): a routine turn, not notable."
         )
-    approach = f"I replied: {reply}" if reply else "I replied"
-    steps.append(f"No action ran (status {status or 'unknown'}): a routine turn, not notable.")
-    return EpisodicSummary(reasoning=" ".join(steps), topic=topic, approach=approach, notable=False)
+    return EpisodicSummary(
+        reasoning=" ".join(steps), topic=topic, approach=approach, notable=notable
+    )
 
 
-# ----- profile -------------------------------------------------------------------------------
-
-_TONE_OF_LENGTH = {"short": "concise", "detailed": "detailed"}
+# ----- profile -----------------------------------------------------------------------------------
 
 
 def profile_update_offline(request: ProfileRequest, embedder: Embedder) -> ProfileUpdate:
     """Profile fields one memory implies, only where they differ from the current profile."""
-    current = request.profile
-    key, category, summary = request.memory.key, request.memory.category, request.memory.summary
-    fact = read_summary(summary, key)
-    proposed: dict[str, str | list[str]] = {}
+    current, memory = request.profile, request.memory
+    fact = read_summary(memory.summary, memory.key)
+    proposed: dict[str, Any] = {}
     why = "The memory implies no profile field."
     if fact is not None:
-        attrs, slot_key = fact.attrs, fact.key or key or ""
-        if slot_key == "profile:name" and attrs.get("name"):
-            proposed["name"], why = attrs["name"], "The memory states the user's name."
-        elif slot_key == "profile:city" and attrs.get("city"):
-            proposed["city"], why = attrs["city"], "The memory states where the user lives."
-        elif slot_key == "profile:timezone" and attrs.get("timezone"):
-            proposed["timezone"], why = attrs["timezone"], "The user stated their timezone."
-        elif slot_key == "preference:reply_length" and attrs.get("length"):
-            proposed["tone"] = _TONE_OF_LENGTH.get(attrs["length"], attrs["length"])
-            why = "The user prefers a reply length, which sets the tone."
-        elif slot_key == "preference:tone" and attrs.get("tone"):
-            proposed["tone"], why = attrs["tone"], "The user prefers a tone."
-        elif slot_key in ("preference:language", "profile:language") and attrs.get("language"):
-            code = LANGUAGE_CODES.get(attrs["language"].lower(), attrs["language"])
-            proposed["language"], why = code, "The user prefers a language."
-        elif (category or fact.category) in ("goal", "interest") and attrs.get("what"):
-            field = "goals" if (category or fact.category) == "goal" else "interests"
+        key, category = fact.key or memory.key or "", memory.category or fact.category
+        for entry in table()["profile"]:
+            value = fact.attrs.get(entry["slot"])
+            if key in entry["keys"] and value:
+                value = entry.get("values", {}).get(value, value)
+                value = (
+                    vocab()[entry["codes"]].get(value.lower(), value) if "codes" in entry else value
+                )
+                proposed[entry["field"]], why = value, entry["why"]
+                break
+        field = table()["profile_lists"].get(category)
+        if not proposed and field and fact.attrs.get("what"):
             items = list(current.get(field) or [])
-            if all(i.lower() != attrs["what"].lower() for i in items):
-                proposed[field] = [*items, attrs["what"]]
+            if all(i.lower() != fact.attrs["what"].lower() for i in items):
+                proposed[field] = [*items, fact.attrs["what"]]
             why = f"The memory is a {field[:-1]}: add it to {field}."
-    changes = {}
-    for name, value in proposed.items():
-        now = current.get(name)
-        if isinstance(value, str) and isinstance(now, str) and now.lower() == value.lower():
-            continue
-        changes[name] = value
+    changes = {
+        name: value
+        for name, value in proposed.items()
+        if not (isinstance(value, str) and str(current.get(name) or "").lower() == value.lower())
+    }
     if proposed and not changes:
         why += " The profile already says so: no change."
     return ProfileUpdate(reasoning=why, changes=changes)
