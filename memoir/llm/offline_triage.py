@@ -9,6 +9,7 @@ specific learned lesson whose scope covers the email decides (`memoir.llm.triage
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, NamedTuple
@@ -24,8 +25,7 @@ from memoir.models import Classification, TriageDecision
 if TYPE_CHECKING:
     from memoir.triage import TriageQuery
 
-IGNORE, NOTIFY, RESPOND = Classification.IGNORE, Classification.NOTIFY, Classification.RESPOND
-QUIET = (NOTIFY, IGNORE)  # what needs no reply
+IGNORE, RESPOND = Classification.IGNORE, Classification.RESPOND
 
 
 class Example(NamedTuple):
@@ -33,13 +33,17 @@ class Example(NamedTuple):
     action: Classification
     rule: str
     text: str
+    unsolicited: bool  # marketing or spam: needs no reply even when it asks something
 
 
 @cache
 def examples() -> list[Example]:
     """Every labelled example email of the table."""
     found = [(n, c, text) for n, c in rules.table()["categories"].items() for text in c["examples"]]
-    return [Example(n, Classification(c["action"]), c["rule"], text) for n, c, text in found]
+    return [
+        Example(n, Classification(c["action"]), c["rule"], text, bool(c.get("unsolicited")))
+        for n, c, text in found
+    ]
 
 
 _VECTORS: dict[int, tuple[Embedder, np.ndarray]] = {}
@@ -60,13 +64,13 @@ class Vote:
     scores: dict[str, float]
     nearest: dict[str, Example]
 
-    def winner(self, among: tuple[Classification, ...] = tuple(Classification)) -> Example:
-        """The nearest example of the best category whose action is one of `among`."""
-        found = [c for c in self.scores if self.nearest[c].action in among]
+    def best(self, keep: Callable[[Example], bool] = lambda e: True) -> Example:
+        """The nearest example of the best-scoring category whose examples `keep` accepts."""
+        found = [c for c, example in self.nearest.items() if keep(example)]
         return self.nearest[max(found, key=self.scores.__getitem__)]
 
-    def why(self, among: tuple[Classification, ...] = tuple(Classification)) -> str:
-        e, score = self.winner(among), self.scores[self.winner(among).category]
+    def why(self, e: Example) -> str:
+        score = self.scores[e.category]
         return f'the nearest examples are {e.category} ({e.rule}; {score:.2f}), closest "{e.text}"'
 
 
@@ -89,21 +93,20 @@ def classify(email: TriageEmail, embedder: Embedder) -> tuple[Classification, st
     if rule := rules.exact_rule(email):
         return rule[0], f"the exact rule for {rule[1]} fired"
     vote = nearest(email, embedder)
+    quiet = vote.best(lambda e: e.action is not RESPOND)
     if organisation := rules.from_organisation(email):
         if rules.pattern("explicit_reply").search(email.text):
             return RESPOND, f"it is {organisation} that asks for a reply in so many words"
-        return vote.winner(
-            QUIET
-        ).action, f"it is {organisation}, no reply needed; {vote.why(QUIET)}"
+        return quiet.action, f"it is {organisation}, no reply needed; {vote.why(quiet)}"
     wanted = ", ".join(rules.asks(email))
     if not wanted:
-        return vote.winner(QUIET).action, f"a person asks nothing of the reader; {vote.why(QUIET)}"
+        return quiet.action, f"a person asks nothing of the reader; {vote.why(quiet)}"
     if rules.group_addressed(email):
-        return vote.winner().action, f"it is sent to a group; {vote.why()}"
-    domain = rules.org_domain(email.author)
-    outside_business = not (rules.own_domain(domain, email) or rules.public_domain(domain))
-    if outside_business and rules.table()["categories"][vote.winner().category].get("unsolicited"):
-        return IGNORE, f"an outside business asks ({wanted}), but {vote.why()}"
+        return (top := vote.best()).action, f"it is sent to a group; {vote.why(top)}"
+    top, domain = vote.best(), rules.org_domain(email.author)
+    outside = not (rules.own_domain(domain, email) or rules.public_domain(domain))
+    if outside and top.unsolicited:
+        return IGNORE, f"an outside business asks ({wanted}), but {vote.why(top)}"
     return RESPOND, f"a person wrote it and asks: {wanted}"
 
 
