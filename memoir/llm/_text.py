@@ -7,7 +7,7 @@ import re
 from email.utils import parseaddr
 from typing import Any
 
-from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+from langchain_core.messages import BaseMessage, HumanMessage
 
 
 def message_text(message: BaseMessage) -> str:
@@ -22,11 +22,6 @@ def message_text(message: BaseMessage) -> str:
         elif isinstance(block, dict) and isinstance(block.get("text"), str):
             parts.append(block["text"])
     return "\n".join(parts)
-
-
-def system_text(messages: list[BaseMessage]) -> str:
-    """All system messages, joined."""
-    return "\n\n".join(message_text(m) for m in messages if isinstance(m, SystemMessage))
 
 
 def human_texts(messages: list[BaseMessage]) -> list[str]:
@@ -76,36 +71,18 @@ def sentence(text: str) -> str:
     return text if text[-1] in ".!?…" else text + "."
 
 
-_PRONOUNS = {
-    "my": "your",
-    "me": "you",
-    "i": "you",
-    "myself": "yourself",
-    "mine": "yours",
-    "i'm": "you're",
-    "i've": "you've",
-    "i'll": "you'll",
-    "am": "are",
-}
+_SECOND = {"my": "your", "me": "you", "i": "you", "myself": "yourself", "mine": "yours"}
+_SECOND |= {"i'm": "you're", "i've": "you've", "i'll": "you'll", "am": "are"}
+_FIRST = {"you": "me", "your": "my", "yourself": "myself", "yours": "mine"}
 
 
 def second_person(text: str) -> str:
     """ "call my mom" → "call your mom": the user's words, said back to them."""
-
-    def swap(m: re.Match[str]) -> str:
-        word = m.group(0)
-        repl = _PRONOUNS.get(word.lower(), word)
-        return repl
-
-    return re.sub(r"\b(?:my|me|myself|mine|i'm|i've|i'll|i)\b", swap, text, flags=re.I)
+    pattern = r"\b(?:my|me|myself|mine|i'm|i've|i'll|i)\b"
+    return re.sub(pattern, lambda m: _SECOND[m[0].lower()], text, flags=re.I)
 
 
 def to_first_person(text: str) -> str:
     """ "remind you to call your mom" → "remind me to call my mom" (a proposal, as a request)."""
-    swaps = {"you": "me", "your": "my", "yourself": "myself", "yours": "mine"}
-    return re.sub(
-        r"\b(?:you|your|yourself|yours)\b",
-        lambda m: swaps[m.group(0).lower()],
-        text,
-        flags=re.I,
-    )
+    pattern = r"\b(?:you|your|yourself|yours)\b"
+    return re.sub(pattern, lambda m: _FIRST[m[0].lower()], text, flags=re.I)

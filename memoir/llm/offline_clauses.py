@@ -1,12 +1,6 @@
-"""A message read as clauses: who does what, in which tense (the offline extractor's grammar).
-
-`split_clauses` cuts a sentence where a new clause starts (at ";", ":", dashes, and at a joiner
-followed by a subject: "My cat is 2 and I live in Tromsø" → two clauses, "I love hiking and
-cycling" stays one). `parse_clause` finds the subject (I, we, my sister Ngozi, a name, a
-pronoun, you; none for an imperative; an implied "I" for "Lost my job …"), then auxiliaries,
-negation and the verb: its tense comes from the auxiliaries and the verb's form. The words
-(irregular verbs, event and opinion verbs, auxiliaries, adverbs) are the vocabularies of
-`memoir/data/memory_words.yaml`.
+"""The offline extractor's grammar: a sentence cut into clauses, each read as its subject (I,
+we, my sister Ngozi, a name, a pronoun, you; none for an imperative), its verb with the tense
+its auxiliaries and form give, and the rest. The words are memoir/data/memory_words.yaml.
 """
 
 from __future__ import annotations
@@ -19,71 +13,44 @@ from typing import Any, Literal
 
 import yaml
 
-__all__ = [
-    "Clause",
-    "Subject",
-    "expand_contraction",
-    "gerund",
-    "is_adverb",
-    "is_event_verb",
-    "is_opinion_verb",
-    "is_strong_verb",
-    "parse_clause",
-    "past_form",
-    "split_clauses",
-    "third_person_verb",
-    "vocab",
-]
-
-SubjectKind = Literal["speaker", "group", "possessed", "name", "pronoun", "listener", "none"]
 Tense = Literal["past", "present", "perfect", "progressive", "future", "modal", "imperative"]
 
 
 @cache
 def vocab() -> dict[str, Any]:
-    """The word lists of memory_words.yaml: strings become sets of entries, maps stay."""
-    text = resources.files("memoir.data").joinpath("memory_words.yaml").read_text()
-    out: dict[str, Any] = {}
-    for name, value in yaml.safe_load(text).items():
-        if isinstance(value, str):
-            parts = value.split("|") if "|" in value else value.split()
-            value = frozenset(" ".join(p.split()) for p in parts if p.strip())
-        out[name] = value
-    return out
+    """memory_words.yaml: a string is a set of entries ("|"- or space-separated), maps stay."""
+    raw = yaml.safe_load(resources.files("memoir.data").joinpath("memory_words.yaml").read_text())
+    return {k: _entries(v) if isinstance(v, str) else v for k, v in raw.items()}
+
+
+def _entries(text: str) -> frozenset[str]:
+    return frozenset(
+        " ".join(p.split()) for p in (text.split("|") if "|" in text else text.split())
+    )
+
+
+def pattern(name: str) -> re.Pattern[str]:
+    """A pattern of memory_words.yaml (one alternative a line), case-insensitive."""
+    lines = [line.strip() for line in vocab()["patterns"][name].splitlines() if line.strip()]
+    return re.compile("|".join(f"(?:{line})" for line in lines), re.I)
 
 
 V = vocab()
 _FORMS = {e.split()[0]: tuple(e.split()[1:]) for e in V["irregular_verbs"]}
 _PAST_OF = {past: lemma for lemma, (past, _p) in _FORMS.items()}
 _PARTICIPLE_OF = {part: lemma for lemma, (_p, part) in _FORMS.items()}
-_AUX = V["be_present"] | V["be_past"] | V["have"] | V["do_present"] | V["do_past"]
-_AUX |= V["modals"] | V["future"]
+_BE, _DO = V["be_present"] | V["be_past"], V["do_present"] | V["do_past"]
+_AUX = _BE | _DO | V["have"] | V["modals"] | V["future"]
 _SOFT = V["adverbs"] | V["negations"]
-_NOT_SUBJECT = V["speaker"] | V["group"] | V["listener"] | V["personal"] | V["possessives"]
-_CUT = re.compile(r"\s*(?:;|:|\s[-–—]\s)\s*")
-_LEADING_ADVERBS = re.compile(
-    r"(?:(?:now|then|also|still|later|finally|anyway|actually)\s+)*", re.I
-)
-# A time said before the subject: "Yesterday I …", "Last week, my sister …", "Two days ago I …".
-_LEADING_WHEN = re.compile(
-    r"^\s*(?:yesterday|today|tonight|earlier|recently|lately|finally|then|later|eventually|"
-    r"(?:last|this|next|that)\s+\w+|(?:the\s+)?day\s+before\s+yesterday|"
-    r"(?:on|in|at|during|after|before|since|over)\s+(?:the\s+)?[\w'-]+(?:\s+\d{1,4})?|"
-    r"(?:\w+|a\s+few|a\s+couple\s+of)\s+(?:days?|weeks?|months?|years?)\s+ago)\s*,?\s+",
-    re.I,
-)
-_JOINERS = re.compile(
-    r"(?:,\s*(?:and|but|so|then|because|though|although|while|since)?|"
-    r"\s(?:and|but|so|then|because|though|although|while|since|plus)|\s(?:and|but|so)\s+then)\s+",
-    re.I,
-)
+_NOT_NAME = V["not_names"] | V["speaker"] | V["group"] | V["listener"] | V["personal"]
+_CUT, _JOINER, _WHEN = pattern("cut"), pattern("joiner"), pattern("leading_when")
 
 
 @dataclass(frozen=True)
 class Subject:
     """Who a clause is about: its kind, its words, and for "my X" the noun and name."""
 
-    kind: SubjectKind
+    kind: str  # speaker, group, possessed, name, pronoun, listener, none
     text: str = ""
     noun: str = ""  # "sister" of "my sister Ngozi"
     name: str = ""  # "Ngozi" of "my sister Ngozi", "Luna" of "Luna"
@@ -110,7 +77,7 @@ class Clause:
         return bool(self.verb_phrase)
 
 
-# ----- morphology ------------------------------------------------------------------------------
+# ----- verb forms ------------------------------------------------------------------------------
 
 
 def lemma_candidates(word: str) -> set[str]:
@@ -118,8 +85,7 @@ def lemma_candidates(word: str) -> set[str]:
     w = word.lower().strip("'’")
     out = {w, _PAST_OF.get(w, w), _PARTICIPLE_OF.get(w, w)}
     for end, repl in (("ied", "y"), ("ies", "y"), ("ed", ""), ("ed", "e"), ("es", ""), ("s", "")):
-        if w.endswith(end):
-            out.add(w[: -len(end)] + repl)
+        out |= {w[: -len(end)] + repl} if w.endswith(end) else set()
     if w.endswith("ed") and len(w) > 4 and w[-3] == w[-4]:
         out.add(w[:-3])  # stopped → stop
     if w.endswith("ing"):
@@ -141,10 +107,10 @@ def _lemma(word: str) -> str:
     if w in _PAST_OF or w in _PARTICIPLE_OF:
         return _PAST_OF.get(w) or _PARTICIPLE_OF[w]
     known = V["event_verbs"] | V["opinion_verbs"] | set(_FORMS)
-    for lemma in sorted(lemma_candidates(w), key=len):
-        if lemma in known:
-            return lemma
-    if w.endswith("ied") or w.endswith("ies"):
+    lemma = next((c for c in sorted(lemma_candidates(w), key=len) if c in known), None)
+    if lemma:
+        return lemma
+    if w.endswith(("ied", "ies")):
         return w[:-3] + "y"
     if w.endswith("ed"):
         return w[:-2] if not w[:-2].endswith(("at", "iv", "ov", "ag", "rs")) else w[:-1]
@@ -152,9 +118,7 @@ def _lemma(word: str) -> str:
         return w[:-2]
     if w.endswith("s") and not w.endswith("ss"):
         return w[:-1]
-    if w.endswith("ing") and len(w) > 5:
-        return w[:-4] if w[-4] == w[-5] else w[:-3]
-    return w
+    return (w[:-4] if w[-4] == w[-5] else w[:-3]) if w.endswith("ing") and len(w) > 5 else w
 
 
 def is_event_verb(word: str) -> bool:
@@ -180,20 +144,15 @@ def gerund(word: str) -> str:
         return w[:-2] + "ying"
     if w.endswith("e") and w not in ("be", "see", "free", "agree"):
         return w[:-1] + "ing"
-    if len(w) <= 4 and re.search(r"(?:^|[^aeiou])[aeiou][^aeiouwxy]$", w):
-        return w + w[-1] + "ing"
-    return w + "ing"
-
-
-_THIRD = {"am": "is", "'m": "is", "are": "is", "'re": "is", "were": "was", "have": "has"}
-_THIRD |= {"'ve": "has", "do": "does", "don't": "doesn't", "go": "goes"}
+    short = len(w) <= 4 and re.search(r"(?:^|[^aeiou])[aeiou][^aeiouwxy]$", w)
+    return w + w[-1] + "ing" if short else w + "ing"
 
 
 def third_person_verb(word: str) -> str:
     """The third-person singular present of a first-person form: drive → drives, am → is."""
     w = word.lower()
-    if w in _THIRD:
-        return _THIRD[w]
+    if w in V["third_person"]:
+        return str(V["third_person"][w])
     if w in V["modals"] or w in V["future"] or _is_past(w) or w.endswith("n't"):
         return word
     if re.search(r"(?:s|sh|ch|x|z|o)$", w):
@@ -203,22 +162,13 @@ def third_person_verb(word: str) -> str:
 
 def is_strong_verb(word: str) -> bool:
     """An auxiliary, a modal or a past form: a verb whatever comes before it."""
-    w = word.lower()
-    return w in _AUX or w in ("had", "got") or _is_participle(w)
+    return word.lower() in _AUX | {"had", "got"} or _is_participle(word)
 
 
 def _looks_like_verb(word: str, plural_before: bool = False) -> bool:
     """Whether `word` can start a predicate after a noun: an auxiliary, a past or "-s" form."""
     w = word.lower()
-    if is_strong_verb(w) or w in (
-        "just",
-        "never",
-        "always",
-        "also",
-        "still",
-        "finally",
-        "recently",
-    ):
+    if is_strong_verb(w) or w in ("just", "never", "always", "also", "still", "finally"):
         return True
     if w.endswith("s") and not w.endswith(("ss", "us", "is")) and len(w) > 2:
         return True
@@ -227,16 +177,14 @@ def _looks_like_verb(word: str, plural_before: bool = False) -> bool:
 
 def is_adverb(word: str) -> bool:
     """A word that only colours the verb: just, already, really, finally, …"""
-    w = word.lower()
-    return w in _SOFT or (w.endswith("ly") and len(w) > 4)
+    return word.lower() in _SOFT or (word.lower().endswith("ly") and len(word) > 4)
 
 
 def expand_contraction(word: str, following: str = "") -> str:
     """ "'s" → "is" (or "has" before a participle), "'re" → "are", "'ve" → "have", …"""
-    w = word.lower()
-    if w == "'s":
+    if word.lower() == "'s":
         return "has" if following and (_is_participle(following) or following == "been") else "is"
-    return {"'m": "am", "'re": "are", "'ve": "have", "'ll": "will", "'d": "would"}.get(w, word)
+    return str(V["contractions"].get(word.lower(), word))
 
 
 # ----- clauses ---------------------------------------------------------------------------------
@@ -258,7 +206,7 @@ def _join(words: list[str]) -> str:
 
 def _is_name(word: str) -> bool:
     w = word.lower()
-    return word[:1].isupper() and w not in V["not_names"] | _NOT_SUBJECT and not w.endswith("ly")
+    return word[:1].isupper() and w not in _NOT_NAME | V["possessives"] and not w.endswith("ly")
 
 
 def starts_clause(text: str) -> bool:
@@ -274,27 +222,24 @@ def starts_clause(text: str) -> bool:
 
 
 def split_clauses(sentence: str) -> list[str]:
-    """The clauses of a sentence: cut at strong marks, and at joiners followed by a subject
-    (never leaving a subject without its verb: "Tom and I went" stays whole)."""
-    clauses: list[str] = []
+    """The clauses of a sentence: cut at strong marks (a part with no clause of its own says
+    more of the last), and at joiners followed by a subject ("Tom and I went" stays whole)."""
     parts: list[str] = []
-    for part in _CUT.split(sentence):  # a part with no clause of its own says more of the last
+    for part in _CUT.split(sentence):
         if parts and part and not starts_clause(part) and parse_clause(parts[-1]).has_verb:
             parts[-1] += f": {part}"
         else:
             parts.append(part)
+    clauses: list[str] = []
     for part in parts:
         start = 0
-        for m in _JOINERS.finditer(part):
-            lead = _LEADING_ADVERBS.match(part, m.end())
-            after = lead.end() if lead else m.end()
-            if m.start() < start or not starts_clause(part[after:]):
+        for m in _JOINER.finditer(part):
+            if m.start() < start or not starts_clause(part[m.end() :]):
                 continue
             left = parse_clause(part[start : m.start()])
-            if left.subject.kind != "none" and not left.verb_phrase:
-                continue
-            clauses.append(part[start : m.start()])
-            start = after
+            if left.subject.kind == "none" or left.verb_phrase:
+                clauses.append(part[start : m.start()])
+                start = m.end()
         clauses.append(part[start:])
     return [c.strip(" ,.!?") for c in clauses if c.strip(" ,.!?")]
 
@@ -338,10 +283,10 @@ def _compound(subject: Subject, words: list[str], used: int) -> tuple[Subject, i
     if other.lower() in ("i", "me"):
         partner = subject.name or subject.text
         return Subject("group", f"{subject.text} and I", partner=partner, plural=True), used + 2
-    if _is_name(other):
-        text = f"{subject.text} and {other}"
-        return Subject(subject.kind, text, name=subject.name, partner=other, plural=True), used + 2
-    return subject, used
+    if not _is_name(other):
+        return subject, used
+    text = f"{subject.text} and {other}"
+    return Subject(subject.kind, text, name=subject.name, partner=other, plural=True), used + 2
 
 
 def _possessed(words: list[str]) -> tuple[Subject, int]:
@@ -369,7 +314,7 @@ def _possessed(words: list[str]) -> tuple[Subject, int]:
 
 def parse_clause(text: str) -> Clause:
     """Subject, verb (with its auxiliaries), tense, negation and the rest of one clause."""
-    lead = _LEADING_WHEN.match(text)
+    lead = _WHEN.match(text)
     if lead and starts_clause(text[lead.end() :]):
         return replace(parse_clause(text[lead.end() :]), text=text)
     words = _words(text)
@@ -381,65 +326,51 @@ def parse_clause(text: str) -> Clause:
     return _predicate(text, subject, words, used)
 
 
-def _skip_soft(words: list[str], j: int) -> int:
-    while j < len(words) and words[j].lower() in _SOFT:
-        j += 1
-    return j
-
-
 def _predicate(text: str, subject: Subject, words: list[str], i: int) -> Clause:
     """The verb group after the subject: auxiliaries decide the tense."""
     aux: list[str] = []
-    negated = False
-
-    def clause(end: int, lemma: str, tense: Tense, copula: bool = False) -> Clause:
-        phrase = _join([*aux, *words[i : end + 1]])
-        rest = _join(words[end + 1 :])
-        return Clause(text, subject, phrase, lemma, tense, negated, copula, rest)
-
     while i < len(words) and is_adverb(words[i]):
-        negated = negated or words[i].lower() in V["negations"] or words[i].endswith("n't")
         aux.append(words[i])
         i += 1
+    negated = any(w.lower() in V["negations"] or w.endswith("n't") for w in aux)
     w = words[i].lower() if i < len(words) else ""
-    nxt = words[i + 1].lower() if i + 1 < len(words) else ""
-    negated = negated or w.endswith("n't")
-    if w in V["future"] or (w == "going" and nxt == "to"):
+    j = i + 1
+    while j < len(words) and words[j].lower() in _SOFT:
+        j += 1
+    after = words[j].lower() if j < len(words) else ""
+    negated = negated or w.endswith("n't") or any(x.lower() in V["negations"] for x in words[i:j])
+
+    def clause(end: int, lemma: str, tense: Tense, copula: bool = False) -> Clause:
+        phrase, rest = _join([*aux, *words[i : end + 1]]), _join(words[end + 1 :])
+        return Clause(text, subject, phrase, lemma, tense, negated, copula, rest)
+
+    going = after == "going" and j + 1 < len(words) and words[j + 1].lower() == "to"
+    if w in V["future"] or (w == "going" and words[i + 1 : i + 2] == ["to"]):
         return Clause(text, subject, words[i], "", "future", negated, rest=_join(words[i:]))
     if w in V["modals"]:
         return Clause(text, subject, words[i], "", "modal", negated, rest=_join(words[i + 1 :]))
-    if w in V["be_present"] | V["be_past"]:
-        j = _skip_soft(words, i + 1)
-        negated = negated or any(x.lower() in V["negations"] for x in words[i + 1 : j])
-        after = words[j] if j < len(words) else ""
+    if w in _BE:
         past = w in V["be_past"]
-        if after.lower() == "going" and j + 1 < len(words) and words[j + 1].lower() == "to":
+        if going:
             return clause(j + 1, "", "future")
-        if after.lower().endswith("ing") and len(after) > 4:
+        if after.endswith("ing") and len(after) > 4:
             return clause(j, _lemma(after), "past" if past else "progressive")
-        if _is_past(after) and after.lower() not in V["stative"] and is_event_verb(after):
+        if _is_past(after) and after not in V["stative"] and is_event_verb(after):
             return clause(j, _lemma(after), "past" if past else "perfect")  # "was fired"
         return clause(i, "be", "past" if past else "present", copula=True)
-    if w in V["have"]:
-        j = _skip_soft(words, i + 1)
-        after = words[j].lower() if j < len(words) else ""
-        if after == "got":  # "I've got a dog": having, not getting
-            return clause(j, "have", "present")
-        if after == "been" and j + 1 < len(words) and words[j + 1].endswith("ing"):
-            return clause(j + 1, _lemma(words[j + 1]), "progressive")
-        if after and (_is_participle(after) or after == "been"):
-            return clause(j, _lemma(after), "perfect")
-    if w in V["do_present"] | V["do_past"] and i + 1 < len(words):
-        j = _skip_soft(words, i + 1)
-        negated = negated or w.endswith("n't") or nxt in V["negations"]
-        if j < len(words):
-            return clause(j, _lemma(words[j]), "past" if w in V["do_past"] else "present")
-    if i >= len(words) or not re.match(r"^[a-z][\w-]*$", words[i], re.I):
-        return Clause(text, subject)
-    if w in V["not_names"] and not is_strong_verb(w):
-        return Clause(text, subject)  # "he and …": no verb where one should be
+    if w in V["have"] and after == "got":  # "I've got a dog": having, not getting
+        return clause(j, "have", "present")
+    then = words[j + 1] if j + 1 < len(words) else ""
+    if w in V["have"] and after == "been" and then.endswith("ing"):
+        return clause(j + 1, _lemma(then), "progressive")
+    if w in V["have"] and after and (_is_participle(after) or after == "been"):
+        return clause(j, _lemma(after), "perfect")
+    if w in _DO and after:
+        return clause(j, _lemma(after), "past" if w in V["do_past"] else "present")
+    if not re.match(r"^[a-z][\w-]*$", w) or (w in V["not_names"] and not is_strong_verb(w)):
+        return Clause(text, subject)  # no verb where one should be ("he and …")
     if subject.kind in ("name", "possessed") and not _looks_like_verb(w, subject.plural):
         return Clause(text, subject)  # "Grumpy as ever": no verb, no clause
-    if w == "used" and nxt == "to" and i + 2 < len(words):
-        return clause(i + 2, _lemma(words[i + 2]), "past")
+    if w == "used" and after == "to" and j + 1 < len(words):
+        return clause(j + 1, _lemma(words[j + 1]), "past")
     return clause(i, _lemma(w), "past" if _is_past(w) else "present")

@@ -1,20 +1,15 @@
-"""The offline extractor's reading of one message into memories: facts and events, with subjects.
+"""The offline extractor's reading of one message into memories (facts and events) and notes on
+what it set aside, most important first:
 
-`read_message` returns every memory the latest message states (most important first) and notes
-on what it set aside:
-
-1. Sentences: a question or a one-off request is set aside whole; a standing instruction ("from
-   now on …", "never …") keeps its preference facts (patterns of memory_words.yaml).
-2. Each clause (`memoir.llm.offline_clauses`) is read: the keyed rules of memory_facts.yaml
-   first (`memoir.llm.offline_facts`); then the clause's grammar: its subject (the speaker, "my
-   sister Ngozi", "Luna", "she" → the last person or pet named), verb and tense. A past event
-   verb is an event dated by its time phrase against the message time; a present statement
-   with an object is a fact; plans still to come, opinions and words to the listener are not.
-3. A statement the grammar proposes is compared with the example statements of
-   memory_examples.yaml (MiniLM nearest neighbours): the nearest label keeps it (and gives its
-   category) or sets it aside as talk, and the answer says which example decided.
-4. Summaries name whom they are about ("User", the speaker's name, "Maya's sister Ngozi"); a
-   named speaker's keys start with `person:<speaker>:` so two people's facts never merge.
+1. a question or a one-off request is set aside whole; a standing instruction ("from now on …",
+   "never …") keeps its preference facts (patterns of memory_words.yaml);
+2. each clause (`offline_clauses`) gives its keyed facts (`offline_facts`), then what its grammar
+   says: a past act is an event dated against the message time, a present statement with an
+   object a fact, about its subject ("User", the speaker's name, "Maya's sister Ngozi", "she" →
+   the last person or pet named); plans, opinions and words to the listener are no memories;
+3. what the grammar proposes is kept, with its category, or set aside as talk by its nearest
+   example statements (memory_examples.yaml, MiniLM), and the note names the example.
+A named speaker's keys start with `person:<speaker>:` so two people's facts never merge.
 """
 
 from __future__ import annotations
@@ -30,44 +25,19 @@ import numpy as np
 import yaml
 
 from memoir.embeddings import Embedder
-from memoir.llm.offline_clauses import (
-    Clause,
-    expand_contraction,
-    is_adverb,
-    is_event_verb,
-    is_opinion_verb,
-    is_strong_verb,
-    parse_clause,
-    past_form,
-    split_clauses,
-    third_person_verb,
-    vocab,
-)
+from memoir.llm import offline_clauses as grammar
+from memoir.llm.offline_clauses import Clause, pattern, vocab
 from memoir.llm.offline_facts import Fact, extract_facts, sentences, strip_lead
 from memoir.memory.schemas import MemoryCandidate
 from memoir.memory.speakers import split_speaker
 from memoir.memory.timephrases import TimeFilter, span_phrase, time_filter
 from memoir.timeparse import find_time_phrases
 
-__all__ = ["Reading", "person_key", "read_message"]
-
 MAX_MEMORIES = 6  # per message
-MAX_OBJECT_WORDS = 20
 USER = "User"
-
-
-def _pattern(name: str) -> re.Pattern[str]:
-    lines = [line.strip() for line in vocab()["patterns"][name].splitlines() if line.strip()]
-    return re.compile("|".join(f"(?:{line})" for line in lines), re.I)
-
-
-_QUESTION, _REQUEST, _STANDING = _pattern("question"), _pattern("request"), _pattern("standing")
-_COMING, _OBJECT_END, _INFINITIVE = (
-    _pattern("coming"),
-    _pattern("object_end"),
-    _pattern("infinitive"),
-)
-_ABOUT_ASSISTANT, _DETERMINED = _pattern("about_assistant"), _pattern("determined")
+_QUESTION, _REQUEST, _STANDING = pattern("question"), pattern("request"), pattern("standing")
+_COMING, _END, _INFINITIVE = pattern("coming"), pattern("object_end"), pattern("infinitive")
+_ABOUT_ASSISTANT, _DETERMINED = pattern("about_assistant"), pattern("determined")
 
 
 @dataclass(frozen=True)
@@ -93,7 +63,7 @@ class _Proposal:
     """A memory the grammar proposes, waiting for the examples' verdict."""
 
     memory: MemoryCandidate
-    clause: str
+    said: str  # what is judged: the clause up to where its object ends
     quoted: str
     sure: bool  # the grammar knows it for a fact or an event; else it must read like one
 
@@ -113,13 +83,9 @@ class _Context:
         """Whose "my" it is: the named speaker, else the user."""
         return self.speaker or USER
 
-    def remember(self, entity: Entity) -> None:
-        self.entities[entity.name.lower()] = entity
-        self.last = entity
-
-    def kinds(self) -> dict[str, tuple[str, str]]:
-        """The keyed rules' view of the entities: name → ("pet" | "person", noun)."""
-        return {k: (e.kind, e.noun or e.kind) for k, e in self.entities.items() if e.noun}
+    def remember(self, entity: Entity) -> str:
+        self.entities[entity.name.lower()] = self.last = entity
+        return entity.phrase
 
 
 def person_key(key: str | None, speaker: str | None) -> str | None:
@@ -140,7 +106,12 @@ def read_message(
 ) -> Reading:
     """Every memory of the latest message, and notes on the sentences set aside."""
     ctx = _Context(speaker, now, timezone)
-    ctx.names = _names_in([*earlier, latest]) | ({speaker.lower()} if speaker else set())
+    for text in [*earlier, latest]:  # names as said: capitalized inside a sentence, speakers
+        who, body = split_speaker(text)
+        ctx.names |= {
+            n.lower() for n in [who or "", *re.findall(r"(?<=[a-z,;:] )([A-Z][a-z]+)\b", body)] if n
+        }
+    ctx.names |= {speaker.lower()} if speaker else set()
     for turn in earlier:
         _learn_entities(turn, ctx)
     reading = Reading()
@@ -151,24 +122,13 @@ def read_message(
     return reading
 
 
-def _names_in(texts: list[str]) -> set[str]:
-    """Words capitalized inside a sentence (names as said) and the speakers of earlier turns."""
-    names: set[str] = set()
-    for text in texts:
-        who, body = split_speaker(text)
-        names |= {who.lower()} if who else set()
-        names |= {m.lower() for m in re.findall(r"(?<=[a-z,;:] )([A-Z][a-z]+)\b", body)}
-    return names
-
-
 def _ranked(found: list[MemoryCandidate]) -> list[MemoryCandidate]:
     """Most important first; one memory per key and per summary."""
     seen: set[str] = set()
-    unique: list[MemoryCandidate] = []
+    unique = []
     for memory in sorted(found, key=lambda m: -m.importance):
-        marks = {memory.summary.lower()} | ({memory.key} if memory.key else set())
-        if not marks & seen:
-            unique.append(memory)
+        marks = {memory.summary.lower(), memory.key or memory.summary.lower()}
+        unique += [memory] if not marks & seen else []
         seen |= marks
     return unique
 
@@ -177,14 +137,11 @@ def _learn_entities(turn: str, outer: _Context) -> None:
     """People and pets an earlier turn names (said by its own speaker), for "she" and "Luna"."""
     who, body = split_speaker(turn)
     ctx = _Context(who, None, outer.timezone, outer.entities, names=outer.names)
-    for raw in sentences(body):
-        sentence = strip_lead(raw)
+    for sentence in map(strip_lead, sentences(body)):
         for fact in extract_facts(sentence):
             _entity_of_fact(fact, ctx)
-        for text in split_clauses(sentence):
-            clause = parse_clause(text)
-            if clause.has_verb:
-                _subject_phrase(clause, ctx)
+        for clause in map(grammar.parse_clause, grammar.split_clauses(sentence)):
+            _ = _subject_phrase(clause, ctx) if clause.has_verb else None
     outer.last = ctx.last or outer.last
 
 
@@ -192,164 +149,151 @@ def _read_sentence(raw: str, ctx: _Context, reading: Reading) -> None:
     sentence = strip_lead(raw).strip()
     quoted = f"“{raw if len(raw) <= 80 else raw[:79] + '…'}”"
     standing = _STANDING.search(sentence) is not None and ctx.speaker is None
-    if not sentence:
-        return
     if not standing and (sentence.endswith("?") or _QUESTION.match(sentence)):
-        about = _ABOUT_ASSISTANT.search(sentence)
-        note = "is a question about the assistant (meta/capability)" if about else "is a question"
-        reading.notes.append(f"{quoted} {note}, not a statement of fact.")
-        return
+        about = (
+            " about the assistant (meta/capability)" if _ABOUT_ASSISTANT.search(sentence) else ""
+        )
+        return reading.notes.append(f"{quoted} is a question{about}, not a statement of fact.")
     if not standing and _REQUEST.search(sentence):
-        reading.notes.append(f"{quoted} is a one-off request, not a lasting fact.")
-        return
+        return reading.notes.append(f"{quoted} is a one-off request, not a lasting fact.")
     facts = [f for f in extract_facts(sentence) if f.category == "preference"] if standing else []
-    if facts:
-        reading.memories.extend(_keyed(f, ctx) for f in facts)
-        return
-    for text in split_clauses(sentence):
+    reading.memories.extend(_keyed(f, ctx) for f in facts)
+    for text in grammar.split_clauses(sentence) if sentence and not facts else []:
         _read_clause(text, ctx, reading, quoted)
 
 
 def _read_clause(text: str, ctx: _Context, reading: Reading, quoted: str) -> None:
-    clause = parse_clause(text)
+    clause = grammar.parse_clause(text)
     past = clause.tense in ("past", "perfect") and not clause.negated
-    keyed = _one_per_thing(extract_facts(text, ctx.kinds(), ctx.last.name if ctx.last else None))
-    keyed = [f for f in keyed if not (f.user_only and ctx.speaker)]  # said to a person, not us
-    for fact in keyed:
+    keyed: dict[str, Fact] = {}  # one fact per thing: "my dog Luna is 3" is Luna's age
+    for fact in extract_facts(
+        text,
+        {k: (e.kind, e.noun or e.kind) for k, e in ctx.entities.items() if e.noun},
+        ctx.last.name if ctx.last else None,
+    ):
+        if not (fact.user_only and ctx.speaker):  # an instruction said to a person, not to us
+            keyed.setdefault(
+                (fact.attrs.get("what") or fact.attrs.get("name") or str(fact.slot)).lower(), fact
+            )
+    for fact in keyed.values():
         _entity_of_fact(fact, ctx)
-    if not past and _is_timed(clause, ctx):
-        kept = [f for f in keyed if f.allows_time]
+    timed = (
+        find_time_phrases(text)
+        or _COMING.search(text)
+        or (ctx.now and time_filter(text, ctx.now, ctx.timezone))
+    )
+    if not past and timed:
+        kept = [f for f in keyed.values() if f.allows_time]
         if len(kept) < len(keyed) or not kept:
             reading.notes.append(f"{quoted} is about a time-bound plan, not a lasting fact.")
-        reading.memories.extend(_keyed(f, ctx) for f in kept)
-        return
-    facts = [_keyed(f, ctx) for f in keyed]
-    reading.memories.extend(facts)
+        return reading.memories.extend(_keyed(f, ctx) for f in kept)
+    reading.memories.extend(_keyed(f, ctx) for f in keyed.values())
     subject = _subject_phrase(clause, ctx) if clause.has_verb else None
     if subject is None:
-        if clause.subject.kind == "listener" and not facts:
+        if clause.subject.kind == "listener" and not keyed:
             reading.notes.append(f"{quoted} speaks to the listener (encouragement, small talk).")
         return
-    # A past act: an event when its verb is one of events, or when it reads like one.
-    sure = not past or is_event_verb(clause.lemma)
-    if past and not clause.copula and not is_opinion_verb(clause.lemma):
-        found = _event(clause, subject, ctx)
+    if past and not clause.copula and not grammar.is_opinion_verb(clause.lemma):
+        found = _event(clause, subject, ctx)  # a past act: an event, sure when its verb is one
     else:
         found = _attribute(clause, subject, ctx)
-    if found is not None and (found.date_iso is not None or not facts):
-        core = _OBJECT_END.split(text, maxsplit=1)[0]  # what is judged: what is remembered
-        ctx.proposals.append(_Proposal(found, core, quoted, sure))
-
-
-def _one_per_thing(facts: list[Fact]) -> list[Fact]:
-    """One fact per thing a clause is about: "my dog Luna is 3" is Luna's age (which says she
-    is a dog), not also "has a dog named Luna"."""
-    kept: dict[str, Fact] = {}
-    for fact in facts:  # most important first
-        thing = fact.attrs.get("what") or fact.attrs.get("name") or ":".join(fact.slot)
-        kept.setdefault(thing.lower(), fact)
-    return list(kept.values())
-
-
-def _is_timed(clause: Clause, ctx: _Context) -> bool:
-    """A plan or an appointment: a time phrase or a future marker."""
-    if find_time_phrases(clause.text) or _COMING.search(clause.text):
-        return True
-    return ctx.now is not None and time_filter(clause.text, ctx.now, ctx.timezone) is not None
+    if found is not None and (found.date_iso is not None or not keyed):  # else a keyed fact says it
+        sure = not past or grammar.is_event_verb(clause.lemma)
+        ctx.proposals.append(_Proposal(found, _END.split(text, maxsplit=1)[0], quoted, sure))
 
 
 # ----- the examples' verdict -------------------------------------------------------------------
 
 
 @cache
-def examples() -> tuple[dict[str, Any], list[tuple[str, str, str]]]:
-    """memory_examples.yaml and its (decision, label, text) rows."""
-    text = resources.files("memoir.data").joinpath("memory_examples.yaml").read_text()
-    raw: dict[str, Any] = yaml.safe_load(text)
-    rows = [(d, label, t) for d in ("keep", "drop") for label, ts in raw[d].items() for t in ts]
-    return raw, rows
+def _examples() -> tuple[dict[str, Any], list[tuple[str, str]], list[str]]:
+    """memory_examples.yaml, each example's (keep | drop, label), and the examples."""
+    raw: dict[str, Any] = yaml.safe_load(
+        resources.files("memoir.data").joinpath("memory_examples.yaml").read_text()
+    )
+    rows = [
+        ((d, label), text)
+        for d in ("keep", "drop")
+        for label, texts in raw[d].items()
+        for text in texts
+    ]
+    return raw, [r[0] for r in rows], [r[1] for r in rows]
 
 
 _VECTORS: dict[int, tuple[Embedder, np.ndarray]] = {}
 
 
-def _example_vectors(embedder: Embedder) -> np.ndarray:
-    cached = _VECTORS.get(id(embedder))
-    if cached is None or cached[0] is not embedder:
-        texts = [t for _d, _l, t in examples()[1]]
-        cached = _VECTORS[id(embedder)] = (embedder, np.asarray(embedder.embed(texts)))
-    return cached[1]
+def _vote(said: list[str], embedder: Embedder) -> list[dict[tuple[str, str], tuple[float, int]]]:
+    """For each text, each label's score (the mean similarity of its nearest examples) and the
+    index of its nearest example."""
+    raw, labels, texts = _examples()
+    if _VECTORS.get(id(embedder), (None,))[0] is not embedder:
+        _VECTORS[id(embedder)] = (embedder, np.asarray(embedder.embed(texts)))
+    votes = []
+    for sims in np.asarray(embedder.embed(said)) @ _VECTORS[id(embedder)][1].T:
+        ranked = sorted(range(len(texts)), key=lambda i: -sims[i])
+        tops = {
+            label: [i for i in ranked if labels[i] == label][: raw["neighbours"]]
+            for label in dict.fromkeys(labels)
+        }
+        votes.append({label: (float(np.mean(sims[top])), top[0]) for label, top in tops.items()})
+    return votes
 
 
 def _judge(proposals: list[_Proposal], reading: Reading, embedder: Embedder) -> None:
-    """Keep each proposal whose nearest examples are of a kept label (its category for a fact
-    about the speaker), set aside the others; say which example decided."""
-    if not proposals:
-        return
-    raw, rows = examples()
-    queries = np.asarray(embedder.embed([p.clause for p in proposals]))
-    for proposal, similarities in zip(
-        proposals, queries @ _example_vectors(embedder).T, strict=True
+    """Keep a proposal unless talk examples are nearer than its kind's (by the margin when the
+    grammar is sure); a statement of the speaker's takes the nearest kept label as category."""
+    raw, _labels, texts = _examples()
+    for proposal, scores in zip(
+        proposals, _vote([p.said for p in proposals], embedder) if proposals else [], strict=True
     ):
-        scores: dict[tuple[str, str], tuple[float, int]] = {}
-        for label in {(d, lab) for d, lab, _t in rows}:
-            mine = sorted(
-                (i for i, r in enumerate(rows) if r[:2] == label), key=lambda i: -similarities[i]
-            )
-            top = mine[: raw["neighbours"]]
-            scores[label] = (float(np.mean(similarities[top])), top[0])
-        memory = proposal.memory
-        keep = {
-            k: v
-            for k, v in scores.items()
-            if k[0] == "keep" and (memory.kind == "event") == (k[1] == "event")
-        }
-        best_keep = max(keep, key=lambda k: keep[k][0])
-        best = max([best_keep, *(k for k in scores if k[0] == "drop")], key=lambda k: scores[k][0])
-        closest = f"“{rows[scores[best][1]][2]}” ({best[1]}, {scores[best][0]:.2f})"
+        memory, event = proposal.memory, proposal.memory.kind == "event"
+        keep = max(
+            (k for k in scores if k[0] == "keep" and (k[1] == "event") == event),
+            key=lambda k: scores[k][0],
+        )
+        talk = max((k for k in scores if k[0] == "drop"), key=lambda k: scores[k][0])
         margin = raw["margin"] if proposal.sure else 0.0
-        if best[0] == "drop" and scores[best][0] - scores[best_keep][0] >= margin:
-            reading.notes.append(f"{proposal.quoted} reads as talk, not a fact: closest {closest}.")
+        best = talk if scores[talk][0] - scores[keep][0] >= margin else keep
+        closest = f"closest “{texts[scores[best][1]]}” ({best[1]}, {scores[best][0]:.2f})"
+        if best is talk:
+            reading.notes.append(f"{proposal.quoted} reads as talk, not a fact: {closest}.")
             continue
-        category = memory.category if memory.category != "profile" else best_keep[1]
-        update = {"category": category, "importance": raw["importance"][category]}
-        reading.memories.append(memory.model_copy(update=update))
-        closest = f"“{rows[scores[best_keep][1]][2]}” ({category}, {scores[best_keep][0]:.2f})"
-        reading.notes.append(f"{proposal.quoted} is kept as {category}: closest {closest}.")
+        category = keep[1] if memory.category == "profile" else memory.category
+        reading.memories.append(
+            memory.model_copy(
+                update={"category": category, "importance": raw["importance"][category]}
+            )
+        )
+        reading.notes.append(f"{proposal.quoted} is kept as {category}: {closest}.")
 
 
 # ----- subjects ----------------------------------------------------------------------------------
 
 
 def _entity_of_fact(fact: Fact, ctx: _Context) -> None:
-    name = fact.attrs.get("name")
-    if not name or fact.rule == "name":
-        return
-    kind = "pet" if fact.category == "pet" else "person"
-    noun = fact.attrs.get("relation") or fact.attrs.get("kind") or ""
-    phrase = f"{ctx.owner}'s {noun} {name}" if noun else name
-    ctx.remember(Entity(name, phrase, kind, noun))
+    name, noun = fact.attrs.get("name"), fact.attrs.get("relation") or fact.attrs.get("kind") or ""
+    if name and fact.rule != "name":
+        phrase = f"{ctx.owner}'s {noun} {name}" if noun else name
+        ctx.remember(Entity(name, phrase, "pet" if fact.category == "pet" else "person", noun))
 
 
 def _subject_phrase(clause: Clause, ctx: _Context) -> str | None:
     """Whom the clause is about, in words; None when it is about no one to remember."""
-    subject = clause.subject
+    subject, base = clause.subject, None
     if subject.kind in ("speaker", "group"):
-        return f"{ctx.owner} and {subject.partner}" if subject.partner else ctx.owner
-    if subject.kind == "possessed":
-        named = f" {subject.name}" if subject.name else ""
-        phrase = f"{subject.owner or ctx.owner}'s {subject.noun}{named}"
-        if subject.name:
-            noun = subject.noun.split()[-1]
-            kind = "pet" if noun in vocab()["pet_kinds"] else "person"
-            ctx.remember(Entity(subject.name, phrase, kind, noun))
-        return phrase
-    if subject.kind == "name":
+        base = ctx.owner
+    elif subject.kind == "possessed":
+        phrase = f"{subject.owner or ctx.owner}'s {subject.noun}" + (
+            f" {subject.name}" if subject.name else ""
+        )
+        noun = subject.noun.split()[-1]
+        kind = "pet" if noun in vocab()["pet_kinds"] else "person"
+        return ctx.remember(Entity(subject.name, phrase, kind, noun)) if subject.name else phrase
+    elif subject.kind == "name":
         base = _named_phrase(clause, ctx)
     elif subject.kind == "pronoun" and ctx.last is not None and subject.text != "they":
         base = ctx.last.phrase  # "she", "he": the last person or pet named
-    else:
-        return None
     return f"{base} and {subject.partner}" if base and subject.partner else base
 
 
@@ -359,25 +303,26 @@ def _named_phrase(clause: Clause, ctx: _Context) -> str | None:
     name = clause.subject.name
     if name.lower() in vocab()["family_names"]:
         return f"{ctx.owner}'s {name.lower()}"
+    first = clause.verb_phrase.split()[0] if clause.verb_phrase else ""
     known = ctx.entities.get(name.lower())
-    if known is None:
-        first = clause.verb_phrase.split()[0] if clause.verb_phrase else ""
-        if name.lower() not in ctx.names and not is_strong_verb(first):
-            return None
-        known = Entity(name, name, "person")
-    ctx.remember(known)
-    return known.phrase
+    if known is None and name.lower() not in ctx.names and not grammar.is_strong_verb(first):
+        return None
+    return ctx.remember(known or Entity(name, name, "person"))
 
 
 def _swap_person(text: str, ctx: _Context, owner_is_subject: bool) -> str:
     """First-person words of the object said about their owner: my → their / Maya's."""
-    owner, mine = ctx.owner, "their" if owner_is_subject else f"{ctx.owner}'s"
-    them = "them" if owner_is_subject else owner
-    swaps = {"my": mine, "our": mine, "mine": "theirs" if owner_is_subject else f"{owner}'s"}
-    swaps |= {"me": them, "us": them, "i": "they" if owner_is_subject else owner}
-    swaps |= {"myself": "themselves", "we": "they"}
-    pattern = r"\b(?:my|our|mine|me|us|i|myself|we)\b"
-    return re.sub(pattern, lambda m: swaps[m.group(0).lower()], text, flags=re.I)
+    mine, them = ("their", "them") if owner_is_subject else (f"{ctx.owner}'s", ctx.owner)
+    swaps = {"my": mine, "our": mine, "mine": "theirs" if owner_is_subject else mine, "me": them}
+    swaps |= {
+        "us": them,
+        "i": "they" if owner_is_subject else ctx.owner,
+        "myself": "themselves",
+        "we": "they",
+    }
+    return re.sub(
+        r"\b(?:my|our|mine|me|us|i|myself|we)\b", lambda m: swaps[m[0].lower()], text, flags=re.I
+    )
 
 
 def _verb(clause: Clause, *, event: bool = False) -> str:
@@ -385,17 +330,21 @@ def _verb(clause: Clause, *, event: bool = False) -> str:
     "we"; an event's in the simple past ("'ve just started" → "started")."""
     raw = clause.verb_phrase.split()
     words = [
-        expand_contraction(w, raw[i + 1] if i + 1 < len(raw) else "") for i, w in enumerate(raw)
+        grammar.expand_contraction(w, raw[i + 1] if i + 1 < len(raw) else "")
+        for i, w in enumerate(raw)
     ]
     if event:
-        words = [w for w in words if not is_adverb(w) or w.lower() in ("not", "never")]
+        words = [w for w in words if not grammar.is_adverb(w) or w.lower() in ("not", "never")]
         if clause.tense == "perfect" and words and words[0].lower() in ("have", "has"):
-            words = [past_form(w) for w in words[1:]]
+            words = [grammar.past_form(w) for w in words[1:]]
         return " ".join(words).lower() if words else clause.verb_phrase
-    if clause.subject.kind in ("speaker", "group") and not clause.subject.partner:
-        first = next((i for i, w in enumerate(words) if not is_adverb(w)), None)
-        if first is not None:
-            words[first] = third_person_verb(words[first])
+    first = next((i for i, w in enumerate(words) if not grammar.is_adverb(w)), None)
+    if (
+        clause.subject.kind in ("speaker", "group")
+        and not clause.subject.partner
+        and first is not None
+    ):
+        words[first] = grammar.third_person_verb(words[first])
     return " ".join(words)
 
 
@@ -403,9 +352,7 @@ def _verb(clause: Clause, *, event: bool = False) -> str:
 
 
 def _keyed(fact: Fact, ctx: _Context) -> MemoryCandidate:
-    summary = fact.summary
-    if ctx.speaker:
-        summary = re.sub(r"^User\b", ctx.speaker, summary)
+    summary = re.sub(r"^User\b", ctx.speaker, fact.summary) if ctx.speaker else fact.summary
     key = person_key(fact.key, ctx.speaker)
     return MemoryCandidate(
         category=fact.category,
@@ -419,12 +366,13 @@ def _keyed(fact: Fact, ctx: _Context) -> MemoryCandidate:
 def _object(clause: Clause, ctx: _Context, window: TimeFilter | None) -> str:
     """What follows the verb, up to where another clause starts, without the event's time
     phrase, its first-person words said of their owner."""
-    text = _OBJECT_END.split(clause.rest, maxsplit=1)[0]
+    text = _END.split(clause.rest, maxsplit=1)[0]
     if window is not None:
-        at = r"(?:\s*,)?\s*(?:\b(?:on|in|at|during|since|from|by)\s+)?(?:the\s+)?"
-        when = at + re.escape(window.phrase)
+        when = r"(?:\s*,)?\s*(?:\b(?:on|in|at|during|since|from|by)\s+)?(?:the\s+)?" + re.escape(
+            window.phrase
+        )
         text = re.sub(when, "", text, count=1, flags=re.I)
-    words = re.sub(r"\s+", " ", text).strip(" ,;:-").split()[:MAX_OBJECT_WORDS]
+    words = re.sub(r"\s+", " ", text).strip(" ,;:-").split()[:20]
     while words and words[-1].lower().strip(",") in vocab()["dangling"]:
         words.pop()
     return _swap_person(
@@ -434,28 +382,24 @@ def _object(clause: Clause, ctx: _Context, window: TimeFilter | None) -> str:
 
 def _event_window(clause: Clause, ctx: _Context) -> TimeFilter | None:
     """When the event happened: its time phrase against the message time ("just": that day);
-    a phrase inside a plan ("decided to move in March") dates the plan, not the event."""
+    never a day to come, nor the date of a plan inside it ("decided to move in March") or of
+    what follows a colon ("picked a date: 8 June")."""
     if ctx.now is None:
         return None
-    said = clause.text.split(": ", 1)[0]  # after a colon: more of the object, not the when
-    window = time_filter(said, ctx.now, ctx.timezone)
-    if window is not None:
-        plan = _INFINITIVE.search(clause.rest)
-        where = clause.rest.lower().find(window.phrase.lower())
-        future = window.start > time_filter("today", ctx.now, ctx.timezone).start  # type: ignore[union-attr]
-        return None if future or (plan is not None and where > plan.start()) else window
-    if re.search(r"\bjust\b", clause.verb_phrase, re.I):
-        return time_filter("today", ctx.now, ctx.timezone)
-    return None
+    today = time_filter("today", ctx.now, ctx.timezone)
+    window = time_filter(clause.text.split(": ", 1)[0], ctx.now, ctx.timezone)
+    if window is None:
+        return today if re.search(r"\bjust\b", clause.verb_phrase, re.I) else None
+    plan = _INFINITIVE.search(clause.rest)
+    late = plan is not None and clause.rest.lower().find(window.phrase.lower()) > plan.start()
+    return None if late or (today is not None and window.start > today.start) else window
 
 
 def _event(clause: Clause, subject: str, ctx: _Context) -> MemoryCandidate | None:
     window = _event_window(clause, ctx)
     rest = _object(clause, ctx, window)
     first = rest.split()[0].lower() if rest else ""
-    if (not rest and clause.lemma not in vocab()["whole_events"]) or first in vocab()[
-        "pronoun_objects"
-    ]:
+    if first in vocab()["pronoun_objects"] or not (rest or clause.lemma in vocab()["whole_events"]):
         return None  # "Ada decided.", "I adopted one": nothing said of what happened
     core = f"{subject} {_verb(clause, event=True)}" + (f" {rest}" if rest else "")
     summary = (
@@ -463,31 +407,33 @@ def _event(clause: Clause, subject: str, ctx: _Context) -> MemoryCandidate | Non
         if window
         else f"{core[:1].upper()}{core[1:]}."
     )
+    day, phrase = (window.start, window.phrase) if window else (None, None)
     return MemoryCandidate(
         category="event",
         summary=summary,
         importance=0.6,
         subject=subject,
         kind="event",
-        date_iso=window.start if window else None,
-        time_phrase=window.phrase if window else None,
+        date_iso=day,
+        time_phrase=phrase,
     )
 
 
 def _attribute(clause: Clause, subject: str, ctx: _Context) -> MemoryCandidate | None:
-    """A present statement about the subject with an object, or None (opinions, pronouns)."""
+    """A present statement about the subject with an object, or None: talk about the talk, a
+    past act that is no event, a pronoun object, a passing state ("I'm so tired")."""
     if (
         not clause.lemma
-        or is_opinion_verb(clause.lemma)
+        or grammar.is_opinion_verb(clause.lemma)
         or (clause.tense == "past" and not clause.copula)
     ):
-        return None  # talk about the talk, or a past act that is no event ("I said")
+        return None
     rest = _object(clause, ctx, None)
     words = [w.lower().strip(",.!") for w in rest.split()]
     if not words or words[0] in vocab()["pronoun_objects"] or {"you", "your"} & set(words):
         return None
     if clause.copula and not _DETERMINED.search(rest):
-        return None  # "I'm so tired", "she's great": a passing state
+        return None
     core = f"{subject} {_verb(clause)} {rest}"
     pet = any(e.phrase == subject and e.kind == "pet" for e in ctx.entities.values())
     category = "pet" if pet else "profile" if subject == ctx.owner else "relationship"

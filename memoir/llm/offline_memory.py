@@ -1,14 +1,8 @@
-"""The offline extractor (seeds 001, 003): the memory engine's model calls, answered from the
-fields of their typed requests (`memoir.memory.requests`), each answer saying what decided.
-
-- gate and extraction: the latest message read by `memoir.llm.offline_extract` (rules of
-  memory_facts.yaml, the clause grammar, nearest example statements of memory_examples.yaml);
-- same fact: equal keys, or the same entity and attribute read back from both summaries, or
-  the same words;
-- compose: the newer fact wins, the older one's details it does not contradict are kept;
-- episodic summary: the topic in words (patterns of memory_episodes.yaml), the approach from
-  the actions (or the reply), notable only with an outcome;
-- profile update: the fields a fact sets (the `profile` table of memory_facts.yaml).
+"""The offline extractor (seeds 001, 003): the memory engine's model calls answered from the
+fields of their typed requests (`memoir.memory.requests`), each answer saying what decided: the
+gate and the extraction read the message (`offline_extract`); same fact and compose read both
+summaries back (`offline_facts`); the episode's topic follows memory_episodes.yaml, the profile
+fields the `profile` table of memory_facts.yaml.
 """
 
 from __future__ import annotations
@@ -45,16 +39,6 @@ from memoir.memory.speakers import split_speaker
 from memoir.memory.timephrases import asks_for_recap
 from memoir.timeparse import strip_when
 
-__all__ = [
-    "compose_offline",
-    "episodic_offline",
-    "extraction_offline",
-    "gate_offline",
-    "profile_update_offline",
-    "same_fact_offline",
-]
-
-
 _READ: dict[tuple[str, int], Reading] = {}
 
 
@@ -63,14 +47,8 @@ def _reading(request: TurnMemoryRequest, embedder: Embedder) -> Reading:
     key = (request.model_dump_json(), id(embedder))
     if key not in _READ:
         _READ.clear()  # only the last message is asked about twice
-        _READ[key] = read_message(
-            request.message.strip(),
-            request.earlier,
-            request.speaker,
-            request.now,
-            request.timezone,
-            embedder,
-        )
+        said = (request.message.strip(), request.earlier, request.speaker, request.now)
+        _READ[key] = read_message(*said, request.timezone, embedder)
     return _READ[key]
 
 
@@ -199,12 +177,8 @@ def _topic(request: EpisodeRequest, recall: bool) -> str:
         return "a short exchange"
     asked = text.rstrip().endswith("?") or re.match(table["question"], plain, re.I) is not None
     head = words[0].lower()
-    if (
-        not asked
-        and not parse_clause(text).has_verb
-        and head.isalpha()
-        and head not in table["not_verbs"].split()
-    ):
+    verb = head.isalpha() and head not in table["not_verbs"].split()
+    if not asked and verb and not parse_clause(text).has_verb:  # "book the dentist"
         return f"{gerund(head)} {' '.join(words[1:10])}".strip()
     if asked:
         about = re.sub(table["question"], "", plain, flags=re.I).strip(" ?") or "it"
@@ -219,13 +193,13 @@ def episodic_offline(request: EpisodeRequest, embedder: Embedder) -> EpisodicSum
     topic = _topic(request, recall)
     steps = [f"The request is about {topic}."]
     if request.actions:
-        texts = [a.text.strip().rstrip(".") for a in request.actions]
-        approach = "; ".join(
+        done = [a.text.strip().rstrip(".") for a in request.actions]
+        done = [
             t if a.ok else f"tried but failed: {t}"
-            for a, t in zip(request.actions, texts, strict=True)
-        )
-        steps.append(f"{len(texts)} action(s) ran: an outcome, so it is notable.")
-        notable = True
+            for a, t in zip(request.actions, done, strict=True)
+        ]
+        approach, notable = "; ".join(done), True
+        steps.append(f"{len(done)} action(s) ran: an outcome, so it is notable.")
     elif recall:
         approach = f"I recapped our earlier conversations ({reply})" if reply else "no recap given"
         notable = bool(reply)
@@ -259,10 +233,8 @@ def profile_update_offline(request: ProfileRequest, embedder: Embedder) -> Profi
             value = fact.attrs.get(entry["slot"])
             if key in entry["keys"] and value:
                 value = entry.get("values", {}).get(value, value)
-                value = (
-                    vocab()[entry["codes"]].get(value.lower(), value) if "codes" in entry else value
-                )
-                proposed[entry["field"]], why = value, entry["why"]
+                codes = vocab()[entry["codes"]] if "codes" in entry else {}
+                proposed[entry["field"]], why = codes.get(value.lower(), value), entry["why"]
                 break
         field = table()["profile_lists"].get(category)
         if not proposed and field and fact.attrs.get("what"):

@@ -24,10 +24,7 @@ and drafts (seed 004): rendered from typed requests by `memoir.preference_update
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
-from datetime import datetime
-from typing import Any
-from zoneinfo import ZoneInfo
+from collections.abc import Iterable, Sequence
 
 from memoir.models import EmailMessage, LatestAction, RecentMessage
 
@@ -418,22 +415,8 @@ DRAFT_USER_PROMPT = """## Session
 
 
 # ============================================================================================
-# Long-term memory (seeds 001, 003): hot path gate, extraction, same fact, compose, episodic
-# summary, profile update. Rendered from typed requests by `memoir.memory.llm_calls` (the
-# offline extractor reads the requests, never these texts).
-#
-#   gate / extraction  human: `## Earlier User Turns` ("- …" lines, oldest first, or (none)),
-#                      `## Speaker` (a name, or "User"), `## Message Time`
-#                      (`render_message_time`: "Monday 2023-05-08 13:56, timezone UTC", or
-#                      (none)), then `## Latest User Message`.
-#   same fact          human: `## Existing Memory` then `## Candidate`, each "Key: / Category: /
-#                      Summary:" lines (`render_memory_fields`).
-#   compose            human: `## Existing Memory (older)` then `## New Memory (newer)`.
-#   episodic summary   human: `## Conversation` ("- user: …" / "- assistant: …"), `## Status`,
-#                      `## Actions` ("- ok | capability | what was done" / "- failed | …"),
-#                      `## Reply`, and last `## Request`.
-#   profile update     human: `## Current Profile` ("field: value" lines, lists joined by
-#                      "; "), then `## Memory` (`render_memory_fields`).
+# Long-term memory (seeds 001, 003): gate, extraction, same fact, compose, episodic summary,
+# profile update, rendered from typed requests by `memoir.memory.llm_calls`.
 # ============================================================================================
 
 MEMORY_GATE_SYSTEM_PROMPT = """You decide whether the latest message should become long-term \
@@ -561,33 +544,3 @@ PROFILE_UPDATE_USER_PROMPT = """## Current Profile
 
 ## Memory
 {memory}"""
-
-
-def render_memory_fields(key: str | None, category: str, summary: str) -> str:
-    """ "Key: … / Category: … / Summary: …" lines of one memory (same fact, compose, profile)."""
-    return f"Key: {key or NONE}\nCategory: {category}\nSummary: {one_line(summary, 500)}"
-
-
-def render_message_time(now: datetime | None, timezone: str) -> str:
-    """The `## Message Time` line: "Monday 2023-05-08 13:56, timezone UTC" (local), or (none)."""
-    if now is None:
-        return NONE
-    local = now.astimezone(ZoneInfo(timezone))
-    return f"{local:%A %Y-%m-%d %H:%M}, timezone {timezone}"
-
-
-def render_user_turns(earlier: Sequence[str]) -> str:
-    """The `## Earlier User Turns` block: '- …' lines, oldest first, or (none)."""
-    return render_bullets(earlier)
-
-
-def render_profile_fields(fields: Mapping[str, Any]) -> str:
-    """'field: value' lines of the current profile (lists joined by '; ', empty as (none))."""
-    lines = []
-    for name, value in fields.items():
-        if isinstance(value, list | tuple):
-            text = "; ".join(str(v) for v in value)
-        else:
-            text = "" if value is None else str(value)
-        lines.append(f"{name}: {one_line(text, 300) or NONE}")
-    return "\n".join(lines) if lines else NONE

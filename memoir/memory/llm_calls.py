@@ -10,8 +10,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from collections.abc import Callable
-from typing import TypeVar
+from collections.abc import Callable, Mapping
+from datetime import datetime
+from typing import Any, TypeVar
+from zoneinfo import ZoneInfo
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
@@ -34,11 +36,8 @@ from memoir.llm.prompts import (
     SAME_FACT_USER_PROMPT,
     USER_SPEAKER,
     one_line,
-    render_memory_fields,
-    render_message_time,
-    render_profile_fields,
+    render_bullets,
     render_recent_messages,
-    render_user_turns,
 )
 from memoir.memory.requests import (
     ComposeRequest,
@@ -60,6 +59,7 @@ __all__ = [
     "gate_messages",
     "profile_messages",
     "prompt",
+    "render_message_time",
     "same_fact_messages",
     "stable_memory_id",
 ]
@@ -95,9 +95,33 @@ async def ask(
         return None
 
 
+def render_message_time(now: datetime | None, timezone: str) -> str:
+    """The `## Message Time` line: "Monday 2023-05-08 13:56, timezone UTC" (local), or (none)."""
+    if now is None:
+        return NONE
+    return f"{now.astimezone(ZoneInfo(timezone)):%A %Y-%m-%d %H:%M}, timezone {timezone}"
+
+
+def _fields(memory: MemoryFields) -> str:
+    """ "Key: … / Category: … / Summary: …" lines of one memory (same fact, compose, profile)."""
+    summary = one_line(memory.summary, 500)
+    return f"Key: {memory.key or NONE}\nCategory: {memory.category}\nSummary: {summary}"
+
+
+def _profile(fields: Mapping[str, Any]) -> str:
+    """'field: value' lines of the current profile (lists joined by '; ', empty as (none))."""
+    lines = []
+    for name, value in fields.items():
+        text = "; ".join(map(str, value)) if isinstance(value, list | tuple) else str(value or "")
+        lines.append(f"{name}: {one_line(text, 300) or NONE}")
+    return "\n".join(lines) or NONE
+
+
 def _turns_messages(system: str, request: TurnMemoryRequest) -> list[BaseMessage]:
+    """`## Earlier User Turns` ("- …" lines, oldest first), `## Speaker` (a name, or "User"),
+    `## Message Time`, then `## Latest User Message`."""
     human = MEMORY_TURNS_PROMPT.format(
-        earlier=render_user_turns(request.earlier),
+        earlier=render_bullets(request.earlier),
         speaker=request.speaker or USER_SPEAKER,
         time=render_message_time(request.now, request.timezone),
         message=request.message,
@@ -113,10 +137,6 @@ def gate_messages(request: TurnMemoryRequest) -> list[BaseMessage]:
 def extraction_messages(request: TurnMemoryRequest) -> list[BaseMessage]:
     """The extraction's prompt: the gate's, with the extraction's instructions."""
     return _turns_messages(MEMORY_EXTRACTION_SYSTEM_PROMPT, request)
-
-
-def _fields(memory: MemoryFields) -> str:
-    return render_memory_fields(memory.key, memory.category, memory.summary)
 
 
 def same_fact_messages(request: SameFactRequest) -> list[BaseMessage]:
@@ -136,7 +156,7 @@ def compose_messages(request: ComposeRequest) -> list[BaseMessage]:
 def profile_messages(request: ProfileRequest) -> list[BaseMessage]:
     """The profile updater's prompt: the current profile, then the memory."""
     human = PROFILE_UPDATE_USER_PROMPT.format(
-        profile=render_profile_fields(request.profile), memory=_fields(request.memory)
+        profile=_profile(request.profile), memory=_fields(request.memory)
     )
     return prompt(PROFILE_UPDATE_SYSTEM_PROMPT, human)
 

@@ -6,9 +6,8 @@ from memoir.llm.prompts import (
     MEMORY_EXTRACTION_SYSTEM_PROMPT,
     MEMORY_GATE_SYSTEM_PROMPT,
     render_latest_actions,
-    render_message_time,
 )
-from memoir.memory.llm_calls import gate_messages
+from memoir.memory.llm_calls import gate_messages, render_message_time
 from memoir.memory.requests import TurnMemoryRequest
 from memoir.memory.schemas import MemoryExtraction
 from memoir.models import LatestAction
