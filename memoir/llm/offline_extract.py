@@ -141,7 +141,8 @@ def _learn_entities(turn: str, outer: _Context) -> None:
         for fact in extract_facts(sentence):
             _entity_of_fact(fact, ctx)
         for clause in map(grammar.parse_clause, grammar.split_clauses(sentence)):
-            _ = _subject_phrase(clause, ctx) if clause.has_verb else None
+            if clause.has_verb:
+                _subject_phrase(clause, ctx)  # remembers the people and pets it names
     outer.last = ctx.last or outer.last
 
 
@@ -153,9 +154,17 @@ def _read_sentence(raw: str, ctx: _Context, reading: Reading) -> None:
         about = (
             " about the assistant (meta/capability)" if _ABOUT_ASSISTANT.search(sentence) else ""
         )
-        return reading.notes.append(f"{quoted} is a question{about}, not a statement of fact.")
-    if not standing and _REQUEST.search(sentence):
-        return reading.notes.append(f"{quoted} is a one-off request, not a lasting fact.")
+        reading.notes.append(f"{quoted} is a question{about}, not a statement of fact.")
+    elif not standing and _REQUEST.search(sentence):
+        reading.notes.append(f"{quoted} is a one-off request, not a lasting fact.")
+    else:
+        _read_statement(sentence, standing, ctx, reading, quoted)
+
+
+def _read_statement(
+    sentence: str, standing: bool, ctx: _Context, reading: Reading, quoted: str
+) -> None:
+    """A standing instruction's preference facts, else what each clause states."""
     facts = [f for f in extract_facts(sentence) if f.category == "preference"] if standing else []
     reading.memories.extend(_keyed(f, ctx) for f in facts)
     for text in grammar.split_clauses(sentence) if sentence and not facts else []:
@@ -186,7 +195,8 @@ def _read_clause(text: str, ctx: _Context, reading: Reading, quoted: str) -> Non
         kept = [f for f in keyed.values() if f.allows_time]
         if len(kept) < len(keyed) or not kept:
             reading.notes.append(f"{quoted} is about a time-bound plan, not a lasting fact.")
-        return reading.memories.extend(_keyed(f, ctx) for f in kept)
+        reading.memories.extend(_keyed(f, ctx) for f in kept)
+        return
     reading.memories.extend(_keyed(f, ctx) for f in keyed.values())
     subject = _subject_phrase(clause, ctx) if clause.has_verb else None
     if subject is None:

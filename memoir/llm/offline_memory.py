@@ -45,11 +45,13 @@ _READ: dict[tuple[str, int], Reading] = {}
 def _reading(request: TurnMemoryRequest, embedder: Embedder) -> Reading:
     """The message read once for the gate and the extraction that follows it."""
     key = (request.model_dump_json(), id(embedder))
-    if key not in _READ:
-        _READ.clear()  # only the last message is asked about twice
+    reading = _READ.get(key)
+    if reading is None:
         said = (request.message.strip(), request.earlier, request.speaker, request.now)
-        _READ[key] = read_message(*said, request.timezone, embedder)
-    return _READ[key]
+        reading = read_message(*said, request.timezone, embedder)
+        _READ.clear()  # only the last message is asked about twice
+        _READ[key] = reading
+    return reading
 
 
 def gate_offline(request: TurnMemoryRequest, embedder: Embedder) -> HotpathDecision:
