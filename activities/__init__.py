@@ -19,9 +19,10 @@ def all_activities(deps: Deps) -> list[Callable[..., Any]]:
     context = ContextActivities(deps)
     memory = MemoryActivities(deps)
     steps = StepActivities(deps)
-    remember = RememberActivities(deps)
+    remember = RememberActivities(deps, episodic=memory.episodic_capture)
     return [
         context.assemble_context,
+        memory.memory_stages,
         memory.memory_hotpath,
         memory.memory_context,
         memory.episodic_capture,
@@ -31,6 +32,7 @@ def all_activities(deps: Deps) -> list[Callable[..., Any]]:
         steps.resolve_step,
         steps.execute_step,
         RespondActivities(deps).write_reply,
+        remember.remember_stages,
         remember.remember_turn,
         remember.deliver_reminder,
     ]

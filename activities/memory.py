@@ -4,7 +4,7 @@ from temporalio import activity
 
 from activities.deps import Deps
 from memoir.memory.engine import MemoryEngine
-from memoir.models import MemoryContext, RememberRequest, TurnRequest, names
+from memoir.models import MemoryContext, MemoryStages, RememberRequest, TurnRequest, names
 
 
 class MemoryActivities:
@@ -30,6 +30,12 @@ class MemoryActivities:
     async def memory_context(self, turn: TurnRequest) -> MemoryContext:
         """Retrieved, reranked memory bullets and the 'Now: …' line."""
         return await self._engine.context(turn)
+
+    @activity.defn(name=names.MEMORY_STAGES)
+    async def memory_stages(self, turn: TurnRequest) -> MemoryStages:
+        """Stages 2 then 3 in one activity (they always run together): each one's result."""
+        hotpath = await self._engine.hotpath(turn)
+        return MemoryStages(hotpath=hotpath, context=await self._engine.context(turn))
 
     @activity.defn(name=names.EPISODIC_CAPTURE)
     async def episodic_capture(self, request: RememberRequest) -> list[str]:

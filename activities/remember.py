@@ -1,6 +1,7 @@
 """Stage 12: interaction history and message records (seed 004, issue 9), latest actions
 (seed 002)."""
 
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 
 from temporalio import activity
@@ -12,12 +13,16 @@ from memoir.memory.records import (
     save_turn_history,
     turn_records,
 )
-from memoir.models import RememberRequest, ReminderDue, TurnStatus, names
+from memoir.models import RememberRequest, RememberStages, ReminderDue, TurnStatus, names
+
+Capture = Callable[[RememberRequest], Awaitable[list[str]]]
 
 
 class RememberActivities:
-    def __init__(self, deps: Deps) -> None:
+    def __init__(self, deps: Deps, episodic: Capture | None = None) -> None:
+        """`episodic`: stage 12's episodic capture, run after remembering by `remember_stages`."""
         self._deps = deps
+        self._episodic = episodic
 
     async def _user_name(self, request: RememberRequest) -> str | None:
         """The user's name, needed only when the message names no speaker of its own."""
@@ -56,6 +61,15 @@ class RememberActivities:
                     )
                     events.append(f"latest_action:{result.capability}")
         return events
+
+    @activity.defn(name=names.REMEMBER_STAGES)
+    async def remember_stages(self, request: RememberRequest) -> RememberStages:
+        """Remember, then episodic capture (it reads the history just written), in one activity.
+
+        Idempotent as both are: a retry after a failed capture remembers nothing twice."""
+        remembered = await self.remember_turn(request)
+        captured = await self._episodic(request) if self._episodic is not None else []
+        return RememberStages(remember=remembered, episodic_capture=captured)
 
     @activity.defn(name=names.DELIVER_REMINDER)
     async def deliver_reminder(self, due: ReminderDue) -> bool:

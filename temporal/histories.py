@@ -38,6 +38,7 @@ HISTORY_DIR = Path(__file__).resolve().parent.parent / "tests" / "histories"
 Scenario = Callable[[Harness], Awaitable[str]]
 EXPIRY_TTL_SECONDS = 2
 INDEX = "index.json"  # file name → workflow id
+LOCAL_ACTIVITY_MARKER = "core_local_activity"
 
 
 def _email(subject: str, body: str) -> EmailMessage:
@@ -196,6 +197,19 @@ async def record_histories(
         await pool.close()
         postgres.stop()
     return written
+
+
+def activities_run(history: WorkflowHistory) -> list[str]:
+    """The activity types a history ran, in order, local ones (markers) included."""
+    found: list[str] = []
+    for event in history.events:
+        if event.HasField("activity_task_scheduled_event_attributes"):
+            found.append(event.activity_task_scheduled_event_attributes.activity_type.name)
+        elif event.HasField("marker_recorded_event_attributes"):
+            marker = event.marker_recorded_event_attributes
+            if marker.marker_name == LOCAL_ACTIVITY_MARKER:
+                found.append(json.loads(marker.details["data"].payloads[0].data)["activity_type"])
+    return found
 
 
 def load_histories(directory: Path) -> list[WorkflowHistory]:

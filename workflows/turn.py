@@ -26,12 +26,14 @@ with workflow.unsafe.imports_passed_through():
         HitlOutcome,
         HitlRequest,
         MemoryContext,
+        MemoryStages,
         Plan,
         PlanRequest,
         PlanStep,
         PreferenceNamespace,
         PreferenceUpdate,
         RememberRequest,
+        RememberStages,
         ReplyRequest,
         ResolveRequest,
         StepResolution,
@@ -76,6 +78,10 @@ PATCH_NOTIFY_ACKNOWLEDGE = "notify-acknowledge"
 # (the contact's address, not "Dan") and a disambiguation comes first; older histories asked the
 # approval first and resolved after it.
 PATCH_RESOLVE_BEFORE_APPROVAL = "resolve-before-approval"
+# Fewer server round trips per turn: memory hot path + context in one activity, resolve steps
+# and remember + episodic capture as local activities (one each); older histories ran each
+# stage as an activity of its own.
+PATCH_FAST_TURN = "fast-turn"
 UNRUNNABLE_PLAN_REPLY = "Sorry, I put together a plan I can't run. Could you rephrase that?"
 LLM_TIMEOUT = timedelta(seconds=120)
 STORE_TIMEOUT = timedelta(seconds=30)
@@ -118,6 +124,7 @@ class AgentTurnWorkflow:
         self._status = TurnStatus.RUNNING
         self._memory_events: list[str] = []
         self._failing: dict[str, str] = {}  # stage label → its last error, while it keeps failing
+        self._fast = False  # patch `fast-turn`, decided when the turn starts
 
     # ----- handlers -------------------------------------------------------------------------
 
@@ -155,6 +162,7 @@ class AgentTurnWorkflow:
 
     @workflow.run
     async def run(self, input: TurnInput) -> TurnResult:
+        self._fast = workflow.patched(PATCH_FAST_TURN)
         context = await self._assemble_context()
         turn = TurnRequest(turn_id=self._turn_id, message=self._message, context=context)
         turn.memory = await self._memory(turn)
@@ -189,27 +197,32 @@ class AgentTurnWorkflow:
     async def _assemble_context(self) -> TurnContext:
         self._stage = "context"
         summary = "assemble context: profile, capabilities, recent messages, latest actions"
-        context: TurnContext = await self._until_done(
-            summary,
-            lambda round_: workflow.execute_local_activity(
-                names.ASSEMBLE_CONTEXT,
-                self._message,
-                result_type=TurnContext,
-                start_to_close_timeout=STORE_TIMEOUT,
-                retry_policy=round_policy(round_, local=True),
-                summary=summary,
-            ),
+        context: TurnContext = await self._local_activity(
+            names.ASSEMBLE_CONTEXT, self._message, TurnContext, summary
         )
         return context
 
     async def _memory(self, turn: TurnRequest) -> MemoryContext:
+        """Stages 2-3: the hot path (semantic facts, profile line), then retrieval."""
         self._stage = "memory"
-        hotpath = await self._activity(
-            names.MEMORY_HOTPATH, turn, MemoryContext, "memory hot path: semantic facts, profile"
-        )
-        retrieved = await self._activity(
-            names.MEMORY_CONTEXT, turn, MemoryContext, "memory context: retrieve and rerank"
-        )
+        if self._fast:
+            stages: MemoryStages = await self._activity(
+                names.MEMORY_STAGES,
+                turn,
+                MemoryStages,
+                "memory: hot path (semantic facts, profile), then context (retrieve, rerank)",
+            )
+            hotpath, retrieved = stages.hotpath, stages.context
+        else:
+            hotpath = await self._activity(
+                names.MEMORY_HOTPATH,
+                turn,
+                MemoryContext,
+                "memory hot path: semantic facts, profile",
+            )
+            retrieved = await self._activity(
+                names.MEMORY_CONTEXT, turn, MemoryContext, "memory context: retrieve and rerank"
+            )
         self._memory_events.extend(hotpath.events + retrieved.events)
         return MemoryContext(
             profile_line=hotpath.profile_line or retrieved.profile_line,
@@ -414,9 +427,10 @@ class AgentTurnWorkflow:
             timezone=turn.context.user.timezone,
             prior_results={d: self._results[d] for d in step.depends_on if d in self._results},
         )
-        return await self._activity(
-            names.RESOLVE_STEP, request, StepResolution, f"resolve {step.id}: {step.capability}"
-        )
+        summary = f"resolve {step.id}: {step.capability}"
+        if self._fast:  # a read: a local activity
+            return await self._local_activity(names.RESOLVE_STEP, request, StepResolution, summary)
+        return await self._activity(names.RESOLVE_STEP, request, StepResolution, summary)
 
     async def _settle(self, step: PlanStep, resolution: StepResolution) -> dict[str, Any] | None:
         """Resolved args, a person's choice among candidates, or None when nothing is left to do."""
@@ -471,6 +485,15 @@ class AgentTurnWorkflow:
             results=list(self._results.values()),
             status=status,
         )
+        if self._fast:  # idempotent writes keyed by the turn: a local activity, then the turn ends
+            stages: RememberStages = await self._local_activity(
+                names.REMEMBER_STAGES,
+                request,
+                RememberStages,
+                "remember: history and latest actions, then episodic capture",
+            )
+            self._memory_events.extend(stages.remember + stages.episodic_capture)
+            return
         for activity, summary in (
             (names.REMEMBER_TURN, "remember: history and latest actions"),
             (names.EPISODIC_CAPTURE, "episodic capture"),
@@ -589,6 +612,21 @@ class AgentTurnWorkflow:
                 result_type=result_type,
                 start_to_close_timeout=timeout,
                 retry_policy=round_policy(round_),
+                summary=summary[:200],
+            ),
+        )
+
+    async def _local_activity(self, name: str, arg: Any, result_type: Any, summary: str) -> Any:
+        """A short, idempotent store read or write, run in the workflow task's worker (no
+        server round trip), retried in rounds until done like any store activity."""
+        return await self._until_done(
+            summary,
+            lambda round_: workflow.execute_local_activity(
+                name,
+                arg,
+                result_type=result_type,
+                start_to_close_timeout=STORE_TIMEOUT,
+                retry_policy=round_policy(round_, local=True),
                 summary=summary[:200],
             ),
         )

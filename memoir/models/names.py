@@ -32,6 +32,10 @@ EXECUTE_STEP: Final = "execute_step"
 WRITE_REPLY: Final = "write_reply"
 REMEMBER_TURN: Final = "remember_turn"
 EPISODIC_CAPTURE: Final = "episodic_capture"
+# Stages that always run together, one activity each (patch `fast-turn`; the single-stage
+# activities above stay registered for histories recorded before it).
+MEMORY_STAGES: Final = "memory_hotpath_and_context"
+REMEMBER_STAGES: Final = "remember_and_episodic_capture"
 DELIVER_REMINDER: Final = "deliver_reminder"
 
 # Search attributes (registered on the dev server at start)

@@ -76,6 +76,13 @@ class MemoryContext(BaseModel):
     events: list[str] = Field(default_factory=list)
 
 
+class MemoryStages(BaseModel):
+    """Stages 2 and 3 run as one activity: each stage's own result, under its name."""
+
+    hotpath: MemoryContext
+    context: MemoryContext
+
+
 class TurnRequest(BaseModel):
     """Common input of most stage activities."""
 
@@ -169,6 +176,13 @@ class RememberRequest(BaseModel):
     reply: str
     results: list[ExecutionResult]
     status: "TurnStatus"
+
+
+class RememberStages(BaseModel):
+    """Stage 12 run as one activity: the events of remember and of episodic capture."""
+
+    remember: list[str] = Field(default_factory=list)
+    episodic_capture: list[str] = Field(default_factory=list)
 
 
 class TurnResult(BaseModel):

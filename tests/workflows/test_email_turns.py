@@ -32,6 +32,7 @@ from memoir.tools import ToolRegistry
 from memoir.tools.email import message_id_for
 from temporal import scenarios as plans
 from temporal.harness import Harness, running_harness, until
+from temporal.histories import activities_run
 from workflows.hitl import CANCELLED_REPLY
 
 
@@ -144,13 +145,9 @@ async def _asked(harness: Harness, turn_id: str, kind: HitlKind) -> HitlRequest:
 
 
 async def _resolutions(harness: Harness, turn_id: str) -> int:
-    """How many times the turn ran entity resolution."""
+    """How many times the turn ran entity resolution (a local activity since `fast-turn`)."""
     history = await harness.client.get_workflow_handle(turn_id).fetch_history()
-    return sum(
-        e.activity_task_scheduled_event_attributes.activity_type.name == names.RESOLVE_STEP
-        for e in history.events
-        if e.HasField("activity_task_scheduled_event_attributes")
-    )
+    return activities_run(history).count(names.RESOLVE_STEP)
 
 
 async def test_approval_of_email_dan_shows_the_address_of_the_one_dan(

@@ -8,12 +8,14 @@ from datetime import timedelta
 
 import pytest
 from temporalio.client import WorkflowFailureError
+from temporalio.common import RetryPolicy
 from temporalio.testing import WorkflowEnvironment
 
 from memoir.models import TurnStatus, TurnView
 from memoir.stores import Stores
 from temporal.harness import Harness, running_harness, until
 from tests.faults import REFUSED, RefusingStore, refusing
+from workflows.retry import FIRST_ROUND, LOCAL_ROUND
 
 ERROR = f"OperationalError: {REFUSED}"
 
@@ -41,18 +43,35 @@ async def failing_view(harness: Harness, turn_id: str) -> TurnView:
     return await until(reported, f"{turn_id} to report its error", tries=120, every=0.1)
 
 
+@pytest.mark.parametrize(
+    ("store", "method", "stage", "label", "round_"),
+    [
+        # remember: a local activity (patch `fast-turn`), retried by the worker
+        ("interactions", "save_interaction_in", "remember", "remember", LOCAL_ROUND),
+        # execute: an activity, retried by the server
+        ("reminders", "create", "execute", "execute s1", FIRST_ROUND),
+    ],
+    ids=["local activity", "activity"],
+)
 async def test_a_failing_store_activity_shows_its_last_error_and_keeps_retrying(
-    time_env: WorkflowEnvironment, stores: Stores
+    time_env: WorkflowEnvironment,
+    stores: Stores,
+    store: str,
+    method: str,
+    stage: str,
+    label: str,
+    round_: RetryPolicy,
 ) -> None:
-    async with failing(time_env, stores, "interactions", "save_interaction_in") as (harness, fault):
+    async with failing(time_env, stores, store, method) as (harness, fault):
         harness.llm.script("Plan", await harness.remind_plan("call mom"))
         turn_id = (await harness.send("remind me to call mom")).turn_id or ""
         view = await failing_view(harness, turn_id)
         details = await harness.details(turn_id)
-    assert view.status is TurnStatus.RUNNING and view.stage == "remember"
-    assert view.last_error == f"remember: {ERROR}"
-    assert details == f"stage remember: retrying after error: remember: {ERROR}"
-    assert fault.calls >= 4  # a whole round of attempts, then the turn waits to retry
+    assert view.status is TurnStatus.RUNNING and view.stage == stage
+    assert view.last_error == f"{label}: {ERROR}"
+    assert details == f"stage {stage}: retrying after error: {label}: {ERROR}"
+    # a whole round of attempts, then the turn waits to retry
+    assert fault.calls >= (round_.maximum_attempts or 0)
 
 
 async def test_a_turn_completes_and_clears_its_error_when_the_database_is_back(

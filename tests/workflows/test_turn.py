@@ -2,10 +2,13 @@
 
 from datetime import UTC, datetime
 
-from memoir.models import EmailMessage, RouteStatus, TurnStatus
+from temporalio.api.enums.v1 import EventType
+
+from memoir.models import EmailMessage, RouteStatus, TurnStatus, names
 from memoir.models.plan import Classification
 from temporal import scenarios as plans
 from temporal.harness import Harness
+from temporal.histories import activities_run
 
 EMAIL = EmailMessage(
     email_id="e1",
@@ -26,6 +29,29 @@ async def test_chat_turn_executes_the_planned_reminder(harness: Harness) -> None
     assert result.actions[0].success
     reminders = await harness.stores.reminders.list(harness.user.user_id)
     assert [r.text for r in reminders] == ["call mom"]
+
+
+async def test_a_turn_runs_its_stages_in_few_server_round_trips(harness: Harness) -> None:
+    """Patch `fast-turn`: memory in one activity; resolve and remember as local activities, so
+    every workflow task but the first follows an activity that decides what comes next."""
+    harness.llm.script("Plan", await harness.remind_plan("call mom"))
+    routed = await harness.send("remind me to call mom in an hour")
+    result = await harness.result(routed.turn_id or "")
+    history = await harness.client.get_workflow_handle(routed.turn_id or "").fetch_history()
+    assert activities_run(history) == [
+        names.ASSEMBLE_CONTEXT,  # local
+        names.MEMORY_STAGES,
+        names.PLAN,
+        names.RESOLVE_STEP,  # local
+        names.EXECUTE_STEP,
+        names.WRITE_REPLY,
+        names.REMEMBER_STAGES,  # local
+    ]
+    tasks = [
+        e for e in history.events if e.event_type == EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED
+    ]
+    assert len(tasks) == 5  # start, then after memory, plan, execute and the reply
+    assert {"latest_action:reminders.create", "episodic.decide"} <= set(result.memory_events)
 
 
 async def test_idempotency_key_is_turn_id_and_step_id(harness: Harness) -> None:
