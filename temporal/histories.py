@@ -58,6 +58,15 @@ async def plain_turn(h: Harness) -> str:
     return routed.turn_id or ""
 
 
+async def fast_turn(h: Harness) -> str:
+    """A reminder turn with patch `fast-turn`: memory in one activity, the resolve step and
+    remember + episodic capture as local activities."""
+    h.llm.script("Plan", plans.remind("water the plants"))
+    routed = await h.send("remind me to water the plants in an hour", message_id="fast")
+    await h.result(routed.turn_id or "")
+    return routed.turn_id or ""
+
+
 async def ignored_email(h: Harness) -> str:
     h.llm.script("TriageDecision", plans.triage(Classification.IGNORE))
     routed = await h.send("", email=_email("Weekly newsletter", "Unsubscribe any time."))
@@ -146,6 +155,7 @@ SCENARIOS: dict[str, Scenario] = {
     "approval_edited": approval_edited,
     "disambiguation_then_approval": disambiguation_then_approval,
     "expired": expired,
+    "fast_turn": fast_turn,
 }
 
 

@@ -131,7 +131,8 @@ def _start_worker(
     llm: BaseChatModel | None = None,
 ) -> None:
     """The worker, polling in a task until the stack stops."""
-    worker = build_worker(client, build_deps(settings, stores, client, llm), settings.task_queue)
+    deps = build_deps(settings, stores, client, llm)
+    worker = build_worker(client, deps, settings.task_queue, sandboxed=False)
     task = asyncio.create_task(worker.run(), name="memoir-worker")
     started.push_async_callback(_stop_worker, worker, task)
 

@@ -6,7 +6,8 @@ from langchain_core.language_models import BaseChatModel
 from temporalio.client import Client
 from temporalio.common import WorkflowIDReusePolicy
 from temporalio.exceptions import WorkflowAlreadyStartedError
-from temporalio.worker import Worker
+from temporalio.worker import UnsandboxedWorkflowRunner, Worker
+from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner
 
 from activities import Deps, all_activities
 from memoir.db import migrate, open_pool
@@ -71,13 +72,22 @@ def build_deps(
     )
 
 
-def build_worker(client: Client, deps: Deps, task_queue: str) -> Worker:
+def build_worker(client: Client, deps: Deps, task_queue: str, *, sandboxed: bool = True) -> Worker:
+    """The worker; `sandboxed=False` runs workflow code outside the SDK's sandbox.
+
+    The sandbox re-creates the workflow's modules for every run and proxies what workflow code
+    touches: with a turn a run, that is about 20 ms of worker CPU and 20-25 ms of latency per
+    turn (docs/capacity.md). Tests and replays keep it (they catch non-deterministic calls);
+    the stack and `memoir worker` run without it. Pollers and slots stay at the SDK's defaults:
+    on a small machine the CPU is the limit, and more or fewer pollers changed nothing measured.
+    """
     return Worker(
         client,
         task_queue=task_queue,
         workflows=ALL_WORKFLOWS,
         activities=all_activities(deps),
         max_concurrent_activities=50,
+        workflow_runner=SandboxedWorkflowRunner() if sandboxed else UnsandboxedWorkflowRunner(),
     )
 
 
@@ -89,6 +99,6 @@ async def run_worker(settings: Settings, database_url: str) -> None:
         client = await connect(settings)
         deps = build_deps(settings, Stores.configured(pool, settings), client)
         log.info("worker polling task queue %s at %s", settings.task_queue, client.service_client)
-        await build_worker(client, deps, settings.task_queue).run()
+        await build_worker(client, deps, settings.task_queue, sandboxed=False).run()
     finally:
         await pool.close()
