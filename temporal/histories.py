@@ -67,6 +67,18 @@ async def fast_turn(h: Harness) -> str:
     return routed.turn_id or ""
 
 
+async def fast_approval(h: Harness) -> str:
+    """An approval with patches `fast-turn` and `hitl-close-unawaited`: the step resolved by a
+    local activity before the approval, "yes" in chat, then execution in the workflow task
+    that took the answer (the thread is told the question closed meanwhile)."""
+    h.llm.script("Plan", plans.remind("book the dentist", approval=True))
+    routed = await h.send("remind me to book the dentist", message_id="fast-approval")
+    await h.pending(routed.turn_id or "")
+    await h.send("yes", message_id="fast-approval-yes")
+    await h.result(routed.turn_id or "")
+    return routed.turn_id or ""
+
+
 async def ignored_email(h: Harness) -> str:
     h.llm.script("TriageDecision", plans.triage(Classification.IGNORE))
     routed = await h.send("", email=_email("Weekly newsletter", "Unsubscribe any time."))
@@ -156,6 +168,7 @@ SCENARIOS: dict[str, Scenario] = {
     "disambiguation_then_approval": disambiguation_then_approval,
     "expired": expired,
     "fast_turn": fast_turn,
+    "fast_approval": fast_approval,
 }
 
 

@@ -82,6 +82,9 @@ PATCH_RESOLVE_BEFORE_APPROVAL = "resolve-before-approval"
 # and remember + episodic capture as local activities (one each); older histories ran each
 # stage as an activity of its own.
 PATCH_FAST_TURN = "fast-turn"
+# The thread is told a question closed without waiting for the signal's delivery, so the next
+# activity starts in the workflow task that took the answer; older histories waited for it.
+PATCH_CLOSE_UNAWAITED = "hitl-close-unawaited"
 UNRUNNABLE_PLAN_REPLY = "Sorry, I put together a plan I can't run. Could you rephrase that?"
 LLM_TIMEOUT = timedelta(seconds=120)
 STORE_TIMEOUT = timedelta(seconds=30)
@@ -125,6 +128,7 @@ class AgentTurnWorkflow:
         self._memory_events: list[str] = []
         self._failing: dict[str, str] = {}  # stage label → its last error, while it keeps failing
         self._fast = False  # patch `fast-turn`, decided when the turn starts
+        self._telling: list[asyncio.Task[None]] = []  # signals to the thread still on their way
 
     # ----- handlers -------------------------------------------------------------------------
 
@@ -168,6 +172,7 @@ class AgentTurnWorkflow:
         turn.memory = await self._memory(turn)
         status, reply = await self._respond(turn)
         await self._remember(status, reply)
+        await asyncio.gather(*self._telling)  # delivered before the turn ends
         # Set last, so a query never shows a final status before the turn has finished.
         self._status, self._reply, self._stage = status, reply, "done"
         return TurnResult(
@@ -537,7 +542,14 @@ class AgentTurnWorkflow:
             self._status = TurnStatus.RUNNING
             workflow.upsert_search_attributes([sa.AWAITING_HUMAN.value_set(False)])
             workflow.set_current_details("")
-            await self._tell_thread(names.THREAD_HITL_CLOSED_SIGNAL, request.hitl_id)
+            if workflow.patched(PATCH_CLOSE_UNAWAITED):
+                self._telling.append(
+                    asyncio.create_task(
+                        self._tell_thread(names.THREAD_HITL_CLOSED_SIGNAL, request.hitl_id)
+                    )
+                )
+            else:
+                await self._tell_thread(names.THREAD_HITL_CLOSED_SIGNAL, request.hitl_id)
         decision = self._decision
         assert decision is not None
         self._outcomes.append(

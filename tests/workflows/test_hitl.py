@@ -3,7 +3,9 @@
 import time
 from datetime import timedelta
 
-from memoir.models import EmailMessage, HumanResponse, RouteStatus, TurnStatus
+from temporalio.api.enums.v1 import EventType
+
+from memoir.models import EmailMessage, HumanResponse, RouteStatus, TurnStatus, names
 from memoir.models.hitl import ActionRequest, HitlKind
 from memoir.models.plan import Classification
 from temporal import scenarios as plans
@@ -32,6 +34,30 @@ async def test_unanswered_question_expires_after_ttl_in_under_a_second(harness: 
     assert result.actions == []
     assert [o.status for o in result.hitl] == ["expired"]
     assert await harness.stores.reminders.list(harness.user.user_id) == []
+
+
+async def test_the_next_activity_starts_in_the_workflow_task_that_takes_the_answer(
+    harness: Harness,
+) -> None:
+    """Patch `hitl-close-unawaited`: telling the thread the question closed costs no round trip."""
+    harness.llm.script("Plan", await harness.remind_plan("pay rent", approval=True))
+    turn_id = (await harness.send("remind me to pay rent")).turn_id or ""
+    request = await harness.pending(turn_id)
+    await harness.answer_inbox(request, HumanResponse(type="accept"))
+    result = await harness.result(turn_id)
+    history = await harness.client.get_workflow_handle(turn_id).fetch_history()
+    kinds = [e.event_type for e in history.events]
+    answered = kinds.index(EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED)
+    execute = next(
+        i
+        for i, e in enumerate(history.events)
+        if e.activity_task_scheduled_event_attributes.activity_type.name == names.EXECUTE_STEP
+    )
+    between = kinds[answered:execute]
+    assert between.count(EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED) == 1
+    assert EventType.EVENT_TYPE_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_INITIATED in between
+    assert EventType.EVENT_TYPE_EXTERNAL_WORKFLOW_EXECUTION_SIGNALED in kinds[execute:]
+    assert result.status is TurnStatus.COMPLETED and result.actions[0].success
 
 
 async def test_invalid_chat_answer_reasks_with_error_under_same_id(harness: Harness) -> None:
