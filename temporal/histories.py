@@ -79,6 +79,16 @@ async def fast_approval(h: Harness) -> str:
     return routed.turn_id or ""
 
 
+async def two_turns(h: Harness) -> str:
+    """Two turns in one thread with patch `thread-one-idle-timer`: the thread's idle timer is
+    started once, not around each turn."""
+    for number, text in enumerate(("stretch", "drink water")):
+        h.llm.script("Plan", plans.remind(text))
+        routed = await h.send(f"remind me to {text}", message_id=f"two-{number}")
+        await h.result(routed.turn_id or "")
+    return routed.turn_id or ""
+
+
 async def ignored_email(h: Harness) -> str:
     h.llm.script("TriageDecision", plans.triage(Classification.IGNORE))
     routed = await h.send("", email=_email("Weekly newsletter", "Unsubscribe any time."))
@@ -169,6 +179,7 @@ SCENARIOS: dict[str, Scenario] = {
     "expired": expired,
     "fast_turn": fast_turn,
     "fast_approval": fast_approval,
+    "two_turns": two_turns,
 }
 
 

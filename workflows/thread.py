@@ -1,7 +1,8 @@
 """`ThreadWorkflow`: owns one thread's ordering, dedup, pending question and session scope."""
 
+import asyncio
 import contextlib
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from temporalio import workflow
 from temporalio.common import WorkflowIDReusePolicy
@@ -31,6 +32,9 @@ with workflow.unsafe.imports_passed_through():
 SEEN_KEPT_ACROSS_RUNS = 2_000
 ANSWER_GRACE = timedelta(seconds=5)
 STALE = ""  # `seen` value of a message answered by the stale-reply guard (no turn)
+# One idle timer per idle period, re-armed for what is left when it fires after a turn, instead
+# of a timer started and cancelled around every turn; older histories did the latter.
+PATCH_ONE_IDLE_TIMER = "thread-one-idle-timer"
 
 
 @workflow.defn(name=names.THREAD_WORKFLOW)
@@ -42,25 +46,53 @@ class ThreadWorkflow:
         self._queue: list[IncomingMessage] = list(input.queue)
         self._running: str | None = None
         self._pending: HitlRequest | None = None
+        self._idle_timer: asyncio.Task[None] | None = None
+        self._quiet_since: datetime | None = None  # the run's start, then each turn's end
 
     @workflow.run
     async def run(self, input: ThreadInput) -> None:
         idle = timedelta(hours=input.idle_hours)
+        one_timer = workflow.patched(PATCH_ONE_IDLE_TIMER)
+        self._quiet_since = workflow.now()
         turns = 0
         while True:
-            try:
-                await workflow.wait_condition(
-                    lambda: bool(self._queue), timeout=idle, timeout_summary="session idle"
-                )
-            except TimeoutError:
-                break
+            if one_timer:
+                if not await self._next_message(idle):
+                    break
+            else:
+                try:
+                    await workflow.wait_condition(
+                        lambda: bool(self._queue), timeout=idle, timeout_summary="session idle"
+                    )
+                except TimeoutError:
+                    break
             await self._run_turn(self._queue.pop(0))
+            self._quiet_since = workflow.now()
             turns += 1
             long_enough = workflow.info().is_continue_as_new_suggested()
             if (long_enough or turns >= input.turns_per_run) and not self._queue:
                 await workflow.wait_condition(workflow.all_handlers_finished)
                 workflow.continue_as_new(self._carry_over())
         await workflow.wait_condition(workflow.all_handlers_finished)
+
+    async def _next_message(self, idle: timedelta) -> bool:
+        """Whether a message came before the session was idle for `idle` (since the last turn
+        ended, or the run started): one timer, re-armed for the rest when it fires too early."""
+        while not self._queue:
+            if self._idle_timer is None or self._idle_timer.done():
+                assert self._quiet_since is not None
+                left = self._quiet_since + idle - workflow.now()
+                if left <= timedelta(0):
+                    return False
+                self._idle_timer = asyncio.ensure_future(
+                    workflow.sleep(left, summary="session idle")
+                )
+            await workflow.wait_condition(self._woken)
+        return True
+
+    def _woken(self) -> bool:
+        """A message is queued, or the idle timer fired."""
+        return bool(self._queue) or (self._idle_timer is not None and self._idle_timer.done())
 
     @workflow.update(name=names.THREAD_SUBMIT_UPDATE)
     async def submit(self, message: IncomingMessage) -> RouteResult:

@@ -2,6 +2,7 @@
 
 from datetime import timedelta
 
+from temporalio.api.enums.v1 import EventType
 from temporalio.client import WorkflowExecutionStatus
 
 from memoir.models import RouteStatus, names
@@ -61,6 +62,26 @@ async def test_thread_ends_after_twelve_idle_hours(harness: Harness) -> None:
     assert await harness.status(thread_id) is WorkflowExecutionStatus.RUNNING
     await harness.skip(timedelta(hours=12, minutes=1))
     assert await harness.status(thread_id) is WorkflowExecutionStatus.COMPLETED
+
+
+async def test_idle_hours_count_from_the_last_turn_with_one_timer(harness: Harness) -> None:
+    """Patch `thread-one-idle-timer`: no timer is started and cancelled around each turn."""
+    harness.llm.script("Plan", plans.chat(), plans.chat(), plans.chat())
+    for number in range(2):
+        routed = await harness.send("hello", message_id=f"idle-{number}")
+        await harness.result(routed.turn_id or "")
+    await harness.skip(timedelta(hours=6))
+    routed = await harness.send("still there?", message_id="idle-late")
+    await harness.result(routed.turn_id or "")
+    thread_id = names.thread_workflow_id(harness.user.user_id, harness.thread_id)
+    await harness.skip(timedelta(hours=7))  # 13 hours after the first turn, 7 after the last
+    assert await harness.status(thread_id) is WorkflowExecutionStatus.RUNNING
+    await harness.skip(timedelta(hours=5, minutes=1))
+    assert await harness.status(thread_id) is WorkflowExecutionStatus.COMPLETED
+    history = await harness.client.get_workflow_handle(thread_id).fetch_history()
+    kinds = [e.event_type for e in history.events]
+    assert kinds.count(EventType.EVENT_TYPE_TIMER_STARTED) == 2  # at the start, re-armed once
+    assert EventType.EVENT_TYPE_TIMER_CANCELED not in kinds
 
 
 async def test_thread_continues_as_new_and_still_knows_old_messages(
