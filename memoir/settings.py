@@ -123,6 +123,10 @@ class Settings(BaseSettings):
     otel_exporter_otlp_endpoint: str | None = Field(
         None, validation_alias=_env("OTEL_EXPORTER_OTLP_ENDPOINT")
     )
+    # Model prompts and answers on LLM spans (gen_ai.input/output.messages): off by default.
+    otel_capture_content: bool = Field(False, validation_alias=_env("MEMOIR_OTEL_CAPTURE_CONTENT"))
+    # Finished spans as JSON lines under data_dir/traces (read by `memoir trace TURN_ID`).
+    otel_local_spans: bool = Field(True, validation_alias=_env("MEMOIR_OTEL_LOCAL_SPANS"))
 
 
 @lru_cache
