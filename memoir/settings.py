@@ -4,7 +4,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import AliasChoices, Field
+from pydantic import AliasChoices, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -17,12 +17,18 @@ class Settings(BaseSettings):
 
     # Where the embedded stack keeps its files (Temporal SQLite, Postgres data).
     data_dir: Path = Field(Path(".memoir"), validation_alias=_env("MEMOIR_DATA_DIR"))
+    # Wraps the per-user payload keys (32 bytes, base64 or hex); unset: the data folder's
+    # master.key, which `memoir dev` / `memoir demo` create (docs/security.md).
+    master_key: SecretStr | None = Field(None, validation_alias=_env("MEMOIR_MASTER_KEY"))
     # None means: start the embedded Postgres under data_dir.
     database_url: str | None = Field(None, validation_alias=_env("MEMOIR_DATABASE_URL"))
 
     temporal_address: str = Field("localhost:7233", validation_alias=_env("TEMPORAL_ADDRESS"))
     temporal_namespace: str = Field("default", validation_alias=_env("TEMPORAL_NAMESPACE"))
     temporal_ui_port: int = Field(8233, validation_alias=_env("MEMOIR_TEMPORAL_UI_PORT"))
+    # Origins (comma-separated) allowed to call /codec with credentials; unset: the Web UI at
+    # http://127.0.0.1:{temporal_ui_port} and http://localhost:{temporal_ui_port}.
+    codec_cors_origins: str | None = Field(None, validation_alias=_env("MEMOIR_CODEC_CORS_ORIGINS"))
     task_queue: str = Field("memoir", validation_alias=_env("MEMOIR_TASK_QUEUE"))
 
     api_host: str = Field("127.0.0.1", validation_alias=_env("MEMOIR_API_HOST"))
@@ -41,6 +47,11 @@ class Settings(BaseSettings):
 
     # Human in the loop (seed 002: five minutes).
     hitl_ttl_seconds: int = Field(300, gt=0, validation_alias=_env("MEMOIR_HITL_TTL_SECONDS"))
+    # An activity whose worker sends no heartbeat for this long is retried on another worker (a
+    # killed worker's step is retried within this, not after its 30 s / 120 s start-to-close).
+    activity_heartbeat_seconds: float = Field(
+        15.0, gt=0, validation_alias=_env("MEMOIR_ACTIVITY_HEARTBEAT_SECONDS")
+    )
     # Thread session scope (seed 002: 12 hours) and latest actions FIFO.
     thread_idle_hours: float = Field(12.0, gt=0, validation_alias=_env("MEMOIR_THREAD_IDLE_HOURS"))
     thread_turns_per_run: int = Field(
@@ -123,6 +134,16 @@ class Settings(BaseSettings):
     otel_exporter_otlp_endpoint: str | None = Field(
         None, validation_alias=_env("OTEL_EXPORTER_OTLP_ENDPOINT")
     )
+
+    # ----- the HTTP API's guards (issue 13) -----
+    # A token bucket per API token: this many requests a minute, `burst` at once; 0 = no limit.
+    # High enough for `memoir bench` and the load test (one token polling every 10 ms).
+    rate_limit_per_minute: int = Field(
+        6000, ge=0, validation_alias=_env("MEMOIR_RATE_LIMIT_PER_MINUTE")
+    )
+    rate_limit_burst: int = Field(1000, ge=1, validation_alias=_env("MEMOIR_RATE_LIMIT_BURST"))
+    # Debug only: let logs carry message, email and memory content (redacted otherwise).
+    log_content: bool = Field(False, validation_alias=_env("MEMOIR_LOG_CONTENT"))
     # Model prompts and answers on LLM spans (gen_ai.input/output.messages): off by default.
     otel_capture_content: bool = Field(False, validation_alias=_env("MEMOIR_OTEL_CAPTURE_CONTENT"))
     # Finished spans as JSON lines under data_dir/traces (read by `memoir trace TURN_ID`).
