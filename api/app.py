@@ -9,7 +9,7 @@ from temporalio.client import Client
 
 from api.errors import install_error_handlers
 from api.health import health
-from api.routes import inbox, me, memories, messages, preferences, turns
+from api.routes import audit, inbox, me, memories, messages, preferences, turns
 from api.schemas import Health
 from memoir.db import migrate, open_pool
 from memoir.settings import Settings, get_settings
@@ -72,6 +72,7 @@ def create_app(
     app.include_router(memories.router)
     app.include_router(preferences.router)
     app.include_router(me.router)
+    app.include_router(audit.router)
 
     @app.get("/healthz", tags=["health"], responses={503: {"model": Health}})
     async def healthz(request: Request, response: Response) -> Health:

@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
 from pydantic_core import PydanticCustomError
 
-from memoir.models import RouteStatus
+from memoir.models import HumanResponse, RouteStatus
 from memoir.models.messages import ID_PATTERN, MAX_TEXT_CHARS
 
 _ID = re.compile(ID_PATTERN)
@@ -45,6 +45,18 @@ class ChatMessageIn(BaseModel):
         if not text.strip():
             raise PydanticCustomError("blank", "must not be blank")
         return text
+
+
+# What Agent Inbox posts: one `HumanResponse`, or (its `sendHumanResponse`) a list of one.
+AgentInboxAnswer = Annotated[
+    HumanResponse | Annotated[list[HumanResponse], Field(min_length=1, max_length=1)],
+    Field(description="An Agent Inbox HumanResponse, alone or as a list of one."),
+]
+
+
+def single_response(answer: HumanResponse | list[HumanResponse]) -> HumanResponse:
+    """The one response of an `AgentInboxAnswer`."""
+    return answer[0] if isinstance(answer, list) else answer
 
 
 class EmailAccepted(BaseModel):

@@ -3,15 +3,17 @@
 from datetime import UTC, datetime
 from functools import cache
 from importlib import resources
+from typing import Annotated
 
-from fastapi import APIRouter, status
+from fastapi import APIRouter, Body, status
 from fastapi.responses import HTMLResponse
 
 from api import gateway
-from api.deps import ClientDep, CurrentUser
+from api.deps import Audit, ClientDep, CurrentUser
 from api.errors import ERROR_RESPONSES, ApiError, not_found
-from api.schemas import AnswerAccepted
-from memoir.models import AnswerSource, HitlAnswer, HitlRequest, HumanResponse
+from api.schemas import AgentInboxAnswer, AnswerAccepted, single_response
+from memoir.audit import ACTION_OF_RESPONSE, AuditAction
+from memoir.models import AnswerSource, HitlAnswer, HitlRequest
 from memoir.models.answers import InvalidAnswer, interpret_answer
 
 router = APIRouter(prefix="/v1", tags=["inbox"], responses=ERROR_RESPONSES)
@@ -19,9 +21,11 @@ page_router = APIRouter(include_in_schema=False)
 
 
 @router.get("/inbox")
-async def list_inbox(user: CurrentUser, client: ClientDep) -> list[HitlRequest]:
+async def list_inbox(user: CurrentUser, client: ClientDep, audit: Audit) -> list[HitlRequest]:
     """The pending requests of this user, soonest expiry first."""
-    return await gateway.pending_requests(client, user.user_id)
+    pending = await gateway.pending_requests(client, user.user_id)
+    await audit.record(AuditAction.READ, "inbox", count=len(pending))
+    return pending
 
 
 def _expired(request: HitlRequest) -> bool:
@@ -33,9 +37,15 @@ def _expired(request: HitlRequest) -> bool:
 
 @router.post("/inbox/{hitl_id}", status_code=status.HTTP_202_ACCEPTED)
 async def answer_request(
-    hitl_id: str, response: HumanResponse, user: CurrentUser, client: ClientDep
+    hitl_id: str,
+    body: Annotated[AgentInboxAnswer, Body()],
+    user: CurrentUser,
+    client: ClientDep,
+    audit: Audit,
 ) -> AnswerAccepted:
-    """Answer a pending request: 404 unknown, 409 not pending or expired, 422 invalid answer."""
+    """Answer a pending request with an Agent Inbox `HumanResponse` (alone or as a list of one):
+    404 unknown, 409 not pending or expired, 422 invalid answer."""
+    response = single_response(body)
     turn_id = hitl_id.rsplit(":", 1)[0]
     if ":" not in hitl_id or not gateway.owns_turn(user.user_id, turn_id):
         raise not_found(f"No request {hitl_id}.")
@@ -51,6 +61,7 @@ async def answer_request(
     except InvalidAnswer as err:
         raise ApiError(422, "invalid_answer", str(err)) from err
     await gateway.send_answer(client, turn_id, answer)
+    await audit.record(ACTION_OF_RESPONSE[response.type], "hitl_request", hitl_id)
     return AnswerAccepted(hitl_id=hitl_id)
 
 

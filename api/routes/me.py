@@ -1,15 +1,17 @@
 """The user themself: `GET /v1/me` (profile), `PUT /v1/me/capabilities` (connected
-capabilities), `DELETE /v1/me` (erases everything of theirs)."""
+capabilities), `DELETE /v1/me` (erases everything of theirs, answers an anonymous receipt)."""
 
-from fastapi import APIRouter, Response, status
+from fastapi import APIRouter
 from pydantic import BaseModel, Field
 
 from api import gateway
-from api.deps import ClientDep, CurrentUser, StoresDep
+from api.deps import Audit, ClientDep, CurrentUser, StoresDep
 from api.errors import ERROR_RESPONSES, ApiError, ErrorDetail
+from memoir.audit import AuditAction, AuditLog, ErasureReceipt
 from memoir.models import UserProfile
 from memoir.models.names import reminder_workflow_id
 from memoir.models.plan import CAPABILITY_FAMILIES, unknown_capabilities
+
 
 router = APIRouter(prefix="/v1", tags=["me"], responses=ERROR_RESPONSES)
 
@@ -23,14 +25,15 @@ class CapabilitiesUpdate(BaseModel):
 
 
 @router.get("/me")
-async def get_me(user: CurrentUser) -> UserProfile:
+async def get_me(user: CurrentUser, audit: Audit) -> UserProfile:
     """This user's profile, with the capability families they have connected."""
+    await audit.record(AuditAction.READ, "profile", user.user_id)
     return user
 
 
 @router.put("/me/capabilities")
 async def put_capabilities(
-    body: CapabilitiesUpdate, user: CurrentUser, stores: StoresDep
+    body: CapabilitiesUpdate, user: CurrentUser, stores: StoresDep, audit: Audit
 ) -> UserProfile:
     """Replace the connected capabilities; an unknown name answers 422 listing the known ones.
     The next turn's capability check and planner see the new set."""
@@ -51,17 +54,25 @@ async def put_capabilities(
                 for u in unknown
             ],
         )
-    return await stores.users.set_capabilities(user.user_id, names)
+    profile = await stores.users.set_capabilities(user.user_id, names)
+    await audit.record(AuditAction.CHANGE, "capabilities", count=len(profile.capabilities))
+    return profile
 
 
-@router.delete("/me", status_code=status.HTTP_204_NO_CONTENT)
-async def erase_me(user: CurrentUser, stores: StoresDep, client: ClientDep) -> Response:
+@router.delete("/me")
+async def erase_me(user: CurrentUser, stores: StoresDep, client: ClientDep) -> ErasureReceipt:
     """Erase this user: running turns, threads and reminder timers are terminated (best
     effort), then memories with their vectors, then the user and, by cascade, every row of
-    theirs (tokens included: this token answers 401 afterwards)."""
+    theirs (tokens included: this token answers 401 afterwards), their audit log included.
+    Answers, and keeps, an anonymous receipt: a random id, the time and counts per kind."""
+    audit = AuditLog(stores.pool)
+    erased = await audit.counts(user.user_id)
     reminders = await stores.reminders.list(user.user_id, status="pending")
     timers = [reminder_workflow_id(r.reminder_id) for r in reminders]
-    await gateway.terminate_user_workflows(client, user.user_id, also=timers)
+    erased["workflows_terminated"] = await gateway.terminate_user_workflows(
+        client, user.user_id, also=timers
+    )
     await stores.memories.delete_user(user.user_id)
     await stores.users.delete_user(user.user_id)
-    return Response(status_code=status.HTTP_204_NO_CONTENT)
+    erased["users"] = 1
+    return await audit.receipt(erased)

@@ -6,10 +6,11 @@ from typing import Annotated
 from fastapi import APIRouter, Query, Response, status
 from pydantic import AfterValidator
 
-from api.deps import CurrentUser, SettingsDep, StoresDep
+from api.deps import Audit, CurrentUser, SettingsDep, StoresDep
 from api.errors import ERROR_RESPONSES, ApiError, not_found
 from api.schemas import not_blank
 from api.schemas_memory import MemoryOut, MemoryPage
+from memoir.audit import AuditAction
 from memoir.embeddings import EmbeddingConfigError, get_embedder
 from memoir.memory.models import MemoryKind
 from memoir.settings import Settings
@@ -42,6 +43,7 @@ async def list_memories(
     user: CurrentUser,
     stores: StoresDep,
     settings: SettingsDep,
+    audit: Audit,
     kind: Kind = None,
     query: Search = None,
     limit: Limit = 20,
@@ -55,31 +57,37 @@ async def list_memories(
         vector = await _embed(settings, query)
         hits = await stores.memories.search(user.user_id, vector, kind=kind, top_k=offset + limit)
         items = [MemoryOut.of(memory, score) for memory, score in hits[offset:]]
+    action = AuditAction.READ if query is None else AuditAction.SEARCH
+    await audit.record(action, "memory", count=len(items))
     return MemoryPage(items=items, kind=kind, query=query, limit=limit, offset=offset)
 
 
 @router.delete("/memories/{memory_id}", status_code=status.HTTP_204_NO_CONTENT)
-async def delete_memory(memory_id: str, user: CurrentUser, stores: StoresDep) -> Response:
+async def delete_memory(
+    memory_id: str, user: CurrentUser, stores: StoresDep, audit: Audit
+) -> Response:
     """Forget a memory: its row and its vector."""
     if not await stores.memories.delete(user.user_id, memory_id):
         raise not_found(f"No memory {memory_id}.")
+    await audit.record(AuditAction.DELETE, "memory", memory_id)
     return Response(status_code=status.HTTP_204_NO_CONTENT)
 
 
-async def _set_pinned(stores: Stores, user_id: str, memory_id: str, pinned: bool) -> MemoryOut:
-    memory = await stores.memories.set_pinned(user_id, memory_id, pinned)
+async def _set_pinned(stores: Stores, audit: Audit, memory_id: str, pinned: bool) -> MemoryOut:
+    memory = await stores.memories.set_pinned(audit.user_id, memory_id, pinned)
     if memory is None:
         raise not_found(f"No memory {memory_id}.")
+    await audit.record(AuditAction.PIN if pinned else AuditAction.UNPIN, "memory", memory_id)
     return MemoryOut.of(memory)
 
 
 @router.post("/memories/{memory_id}/pin")
-async def pin_memory(memory_id: str, user: CurrentUser, stores: StoresDep) -> MemoryOut:
+async def pin_memory(memory_id: str, stores: StoresDep, audit: Audit) -> MemoryOut:
     """Pin a memory: it is always considered for the turn's context."""
-    return await _set_pinned(stores, user.user_id, memory_id, True)
+    return await _set_pinned(stores, audit, memory_id, True)
 
 
 @router.delete("/memories/{memory_id}/pin")
-async def unpin_memory(memory_id: str, user: CurrentUser, stores: StoresDep) -> MemoryOut:
+async def unpin_memory(memory_id: str, stores: StoresDep, audit: Audit) -> MemoryOut:
     """Unpin a memory."""
-    return await _set_pinned(stores, user.user_id, memory_id, False)
+    return await _set_pinned(stores, audit, memory_id, False)

@@ -174,7 +174,8 @@ async def test_delete_me_erases_everything_and_the_token_then_answers_401(
     await chat(http, harness, user, "my dog Luna is 3")
     await http.get("/v1/preferences/triage_preferences", headers=user.headers)
     response = await http.delete("/v1/me", headers=user.headers)
-    assert response.status_code == 204, response.text
+    assert response.status_code == 200, response.text
+    assert response.json()["erased"]["memories"] == 1
     assert_error(await http.get("/v1/memories", headers=user.headers), 401, "unauthorized")
     assert await stores.users.get_user(user.user_id) is None
     assert await stores.memories.list(user.user_id) == []
