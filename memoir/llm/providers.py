@@ -28,6 +28,7 @@ from memoir.llm import structured
 from memoir.llm._text import message_text
 from memoir.llm.offline import OfflineChatModel
 from memoir.llm.scripted import ScriptedChatModel
+from memoir.telemetry.genai import llm_span
 
 __all__ = ["ask", "offline_embedder", "write"]
 
@@ -56,6 +57,7 @@ def _answers_offline(llm: BaseChatModel, schema_name: str | None) -> bool:
     return False
 
 
+@llm_span("chat")
 async def ask(
     llm: BaseChatModel,
     schema: type[T],
@@ -75,6 +77,7 @@ async def ask(
     return await structured(llm, schema).ainvoke(render(request))
 
 
+@llm_span("chat")
 async def write(
     llm: BaseChatModel,
     request: R,
