@@ -5,6 +5,7 @@ from temporalio.exceptions import ApplicationError
 
 from activities.deps import Deps
 from memoir.models import ExecuteRequest, ExecutionResult, ResolveRequest, StepResolution, names
+from memoir.telemetry.spans import tool_call
 from memoir.tools import UnknownCapability
 
 
@@ -30,10 +31,12 @@ class StepActivities:
             request.idempotency_key,
             activity.info().attempt,
         )
-        try:
-            result = await self._deps.tools.execute(request)
-        except UnknownCapability as error:
-            raise ApplicationError(
-                str(error), type="UnknownCapability", non_retryable=True
-            ) from error
+        with tool_call(request) as call:
+            try:
+                result = await self._deps.tools.execute(request)
+            except UnknownCapability as error:
+                raise ApplicationError(
+                    str(error), type="UnknownCapability", non_retryable=True
+                ) from error
+            call.done(result)
         return result.model_copy(update={"args": request.args})

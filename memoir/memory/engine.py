@@ -25,6 +25,7 @@ from memoir.settings import Settings
 from memoir.stores.memories import MemoryStore
 from memoir.stores.messages import MessageRecordStore
 from memoir.stores.user_context import UserContextStore
+from memoir.telemetry.spans import memory_decision
 
 __all__ = ["MemoryEngine"]
 
@@ -57,14 +58,17 @@ class MemoryEngine:
 
     async def run_hotpath(self, turn: TurnRequest) -> HotpathResult:
         """Stage 2 with everything it decided (tests, the CLI)."""
-        return await memory_hotpath(
-            turn,
-            settings=self.settings,
-            llm=self.llm,
-            embedder=self.embedder,
-            memories=self.memories,
-            contexts=self.user_context,
-        )
+        with memory_decision("semantic") as decision:
+            result = await memory_hotpath(
+                turn,
+                settings=self.settings,
+                llm=self.llm,
+                embedder=self.embedder,
+                memories=self.memories,
+                contexts=self.user_context,
+            )
+            decision.record(result.action, [o.action for o in result.outcomes], result.reason)
+        return result
 
     async def hotpath(self, turn: TurnRequest) -> MemoryContext:
         """Stage 2: create / merge / skip one semantic memory; the profile line and events."""
@@ -102,17 +106,20 @@ class MemoryEngine:
         if timezone is None:
             ctx = await self.user_context.get(request.message.user_id)
             timezone = ctx.timezone or "UTC"
-        return await episodic_capture(
-            request,
-            recent=recent,
-            timezone=timezone,
-            settings=self.settings,
-            llm=self.llm,
-            embedder=self.embedder,
-            memories=self.memories,
-            states=self.states,
-            now=now or datetime.now(UTC),
-        )
+        with memory_decision("episodic") as decision:
+            result = await episodic_capture(
+                request,
+                recent=recent,
+                timezone=timezone,
+                settings=self.settings,
+                llm=self.llm,
+                embedder=self.embedder,
+                memories=self.memories,
+                states=self.states,
+                now=now or datetime.now(UTC),
+            )
+            decision.record(result.action, reason=result.reason)
+        return result
 
     async def capture(
         self,
