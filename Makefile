@@ -3,6 +3,8 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# docker-compose (Debian's 1.29.2, unpacked into the venv): `make test` validates docker-compose.yml.
+COMPOSE := $(BIN)/docker-compose
 
 .PHONY: demo test dev install lint typecheck histories replay bench-memory bench-turns bench-hitl \
 	eval-recall eval-triage clean
@@ -14,7 +16,10 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e ".[dev]"
 	touch $(STAMP)
 
-install: $(STAMP)
+$(COMPOSE): deploy/install-compose.sh | $(STAMP)
+	sh deploy/install-compose.sh $(VENV)
+
+install: $(STAMP) $(COMPOSE)
 
 demo: $(STAMP)
 	$(BIN)/memoir demo
@@ -22,7 +27,7 @@ demo: $(STAMP)
 dev: $(STAMP)
 	$(BIN)/memoir dev
 
-test: $(STAMP)
+test: $(STAMP) $(COMPOSE)
 	$(BIN)/memoir doctor
 	$(BIN)/ruff check .
 	$(BIN)/mypy memoir workflows activities api temporal
