@@ -25,6 +25,23 @@ class Settings(BaseSettings):
 
     temporal_address: str = Field("localhost:7233", validation_alias=_env("TEMPORAL_ADDRESS"))
     temporal_namespace: str = Field("default", validation_alias=_env("TEMPORAL_NAMESPACE"))
+    # A Temporal cluster behind TLS (Temporal Cloud): mTLS with a client certificate and key
+    # (PEM files), or an API key (TLS on by default with one). The names of Temporal's own
+    # environment configuration, or the short ones.
+    temporal_tls: bool | None = Field(None, validation_alias=_env("TEMPORAL_TLS"))
+    temporal_tls_cert: Path | None = Field(
+        None, validation_alias=AliasChoices("TEMPORAL_TLS_CLIENT_CERT_PATH", "TEMPORAL_TLS_CERT")
+    )
+    temporal_tls_key: Path | None = Field(
+        None, validation_alias=AliasChoices("TEMPORAL_TLS_CLIENT_KEY_PATH", "TEMPORAL_TLS_KEY")
+    )
+    temporal_tls_ca: Path | None = Field(
+        None, validation_alias=AliasChoices("TEMPORAL_TLS_SERVER_CA_CERT_PATH", "TEMPORAL_TLS_CA")
+    )
+    temporal_tls_server_name: str | None = Field(
+        None, validation_alias=_env("TEMPORAL_TLS_SERVER_NAME")
+    )
+    temporal_api_key: SecretStr | None = Field(None, validation_alias=_env("TEMPORAL_API_KEY"))
     temporal_ui_port: int = Field(8233, validation_alias=_env("MEMOIR_TEMPORAL_UI_PORT"))
     # Origins (comma-separated) allowed to call /codec with credentials; unset: the Web UI at
     # http://127.0.0.1:{temporal_ui_port} and http://localhost:{temporal_ui_port}.
