@@ -3,7 +3,7 @@
 import re
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 from pydantic_core import PydanticCustomError
 
 from memoir.models import HumanResponse, RouteStatus
@@ -47,16 +47,21 @@ class ChatMessageIn(BaseModel):
         return text
 
 
-# What Agent Inbox posts: one `HumanResponse`, or (its `sendHumanResponse`) a list of one.
+def one_response(value: object) -> object:
+    """Agent Inbox's `sendHumanResponse` posts a list of one `HumanResponse`: take its item."""
+    if isinstance(value, list):
+        if len(value) != 1:
+            raise PydanticCustomError("one_response", "a list must hold exactly one response")
+        return value[0]
+    return value
+
+
+# What Agent Inbox posts: one `HumanResponse`, or a list of one.
 AgentInboxAnswer = Annotated[
-    HumanResponse | Annotated[list[HumanResponse], Field(min_length=1, max_length=1)],
+    HumanResponse,
+    BeforeValidator(one_response),
     Field(description="An Agent Inbox HumanResponse, alone or as a list of one."),
 ]
-
-
-def single_response(answer: HumanResponse | list[HumanResponse]) -> HumanResponse:
-    """The one response of an `AgentInboxAnswer`."""
-    return answer[0] if isinstance(answer, list) else answer
 
 
 class EmailAccepted(BaseModel):

@@ -11,7 +11,7 @@ from fastapi.responses import HTMLResponse
 from api import gateway
 from api.deps import Audit, ClientDep, CurrentUser
 from api.errors import ERROR_RESPONSES, ApiError, not_found
-from api.schemas import AgentInboxAnswer, AnswerAccepted, single_response
+from api.schemas import AgentInboxAnswer, AnswerAccepted
 from memoir.audit import ACTION_OF_RESPONSE, AuditAction
 from memoir.models import AnswerSource, HitlAnswer, HitlRequest
 from memoir.models.answers import InvalidAnswer, interpret_answer
@@ -38,14 +38,13 @@ def _expired(request: HitlRequest) -> bool:
 @router.post("/inbox/{hitl_id}", status_code=status.HTTP_202_ACCEPTED)
 async def answer_request(
     hitl_id: str,
-    body: Annotated[AgentInboxAnswer, Body()],
+    response: Annotated[AgentInboxAnswer, Body()],
     user: CurrentUser,
     client: ClientDep,
     audit: Audit,
 ) -> AnswerAccepted:
     """Answer a pending request with an Agent Inbox `HumanResponse` (alone or as a list of one):
     404 unknown, 409 not pending or expired, 422 invalid answer."""
-    response = single_response(body)
     turn_id = hitl_id.rsplit(":", 1)[0]
     if ":" not in hitl_id or not gateway.owns_turn(user.user_id, turn_id):
         raise not_found(f"No request {hitl_id}.")

@@ -21,6 +21,7 @@ from temporalio.testing import WorkflowEnvironment
 from memoir.models import HitlRequest, ThreadState, UserProfile
 from memoir.models.names import THREAD_STATE_QUERY, thread_workflow_id
 from memoir.stores import Stores
+from temporal import scenarios as plans
 from temporal.harness import Harness, running_harness, until
 
 T = TypeVar("T")
@@ -167,3 +168,20 @@ async def thread_knows(harness: Harness, request: HitlRequest) -> None:
         return state.pending_hitl_id == request.hitl_id
 
     await until(knows, f"thread to hold {request.hitl_id}")
+
+
+async def approval_asked(
+    http: httpx.AsyncClient, user: ApiUser, harness: Harness, text: str = "pay rent"
+) -> HitlRequest:
+    """A real turn of the user that waits for approval of a reminder."""
+    harness.llm.script("Plan", plans.remind(text, approval=True))
+    routed = await post_message(http, user, harness.thread_id, "m1", f"remind me to {text}")
+    assert routed.json()["status"] == "started", routed.text
+    return await harness.pending(routed.json()["turn_id"])
+
+
+async def inbox_of(http: httpx.AsyncClient, user: ApiUser) -> list[dict[str, Any]]:
+    response = await http.get("/v1/inbox", headers=user.headers)
+    assert response.status_code == 200, response.text
+    listed: list[dict[str, Any]] = response.json()
+    return listed

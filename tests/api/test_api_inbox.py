@@ -8,7 +8,7 @@ import httpx
 from temporalio.client import Client
 
 from api.app import create_app
-from memoir.models import Classification, HitlRequest
+from memoir.models import Classification
 from memoir.models.names import turn_workflow_id
 from memoir.settings import Settings
 from memoir.stores import Stores
@@ -17,10 +17,12 @@ from temporal.harness import Harness, until
 from tests.api.support import (
     ApiUser,
     answer,
+    approval_asked,
     assert_error,
     finished_view,
     get_turn,
     http_client,
+    inbox_of,
     post_message,
 )
 
@@ -31,23 +33,6 @@ GMAIL = {
     "subject": "Nightly build passed",
     "body": "All 412 tests passed.",
 }
-
-
-async def approval_asked(
-    http: httpx.AsyncClient, user: ApiUser, harness: Harness, text: str = "pay rent"
-) -> HitlRequest:
-    """A real turn of the user that waits for approval of a reminder."""
-    harness.llm.script("Plan", plans.remind(text, approval=True))
-    routed = await post_message(http, user, harness.thread_id, "m1", f"remind me to {text}")
-    assert routed.json()["status"] == "started", routed.text
-    return await harness.pending(routed.json()["turn_id"])
-
-
-async def inbox_of(http: httpx.AsyncClient, user: ApiUser) -> list[dict[str, Any]]:
-    response = await http.get("/v1/inbox", headers=user.headers)
-    assert response.status_code == 200, response.text
-    listed: list[dict[str, Any]] = response.json()
-    return listed
 
 
 async def test_answer_for_unknown_hitl_is_404(http: httpx.AsyncClient, user: ApiUser) -> None:
