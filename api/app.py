@@ -14,6 +14,7 @@ from api.schemas import Health
 from memoir.db import migrate, open_pool
 from memoir.settings import Settings, get_settings
 from memoir.stores import Stores
+from memoir.telemetry import instrument_app
 from temporal.client import connect
 
 
@@ -65,6 +66,7 @@ def create_app(
     app.state.client = client
     app.state.stores = stores
     install_error_handlers(app)
+    instrument_app(app)
     app.include_router(messages.router)
     app.include_router(turns.router)
     app.include_router(inbox.router)

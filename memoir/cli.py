@@ -68,7 +68,7 @@ def _run(coro: Coroutine[Any, Any, Any]) -> Any:
 @app.command()
 def dev() -> None:
     """Start the embedded stack (Postgres, Temporal + Web UI, worker, API) until Ctrl-C/SIGTERM."""
-    _run(_dev(get_settings()))
+    _run(_dev(_traced(get_settings(), "memoir")))
 
 
 async def _dev(settings: Settings) -> None:
@@ -113,7 +113,7 @@ def demo(
     """The main job: run the sample inbox through the system, show what happened, keep the stack
     up to look at the turns (Web UI, API, inbox page) until Ctrl-C or SIGTERM."""
     settings = get_settings().model_copy(update={"hitl_ttl_seconds": hitl_ttl})
-    _run(_demo(settings, interactive, exit_after=exit_after))
+    _run(_demo(_traced(settings, "memoir"), interactive, exit_after=exit_after))
 
 
 async def _demo(settings: Settings, interactive: bool, *, exit_after: bool = False) -> None:
@@ -173,7 +173,7 @@ def worker() -> None:
     from temporal.worker import run_worker
 
     logging.basicConfig(level=logging.INFO)
-    settings = get_settings()
+    settings = _traced(get_settings(), "memoir-worker")
     _run(run_worker(settings, _database_url(settings)))
 
 
@@ -185,7 +185,33 @@ def api() -> None:
     settings = get_settings()
     os.environ.setdefault("MEMOIR_DATABASE_URL", _database_url(settings))
     get_settings.cache_clear()
+    _traced(settings, "memoir-api")
     uvicorn.run("api.app:create_app", factory=True, host=settings.api_host, port=settings.api_port)
+
+
+def _traced(settings: Settings, service: str) -> Settings:
+    """Set up this process's tracing and metrics (`memoir.telemetry.configure`) for `service`."""
+    from memoir.telemetry import configure
+
+    configure(settings, service)
+    return settings
+
+
+@app.command()
+def trace(
+    turn_id: str,
+    sql: Annotated[bool, typer.Option(help="Show the database queries' spans.")] = True,
+) -> None:
+    """Print the span tree of a turn from the local exporter's file (MEMOIR_DATA_DIR/traces)."""
+    from memoir.telemetry.local import read_spans, spans_file
+    from memoir.telemetry.tree import render_turn_trace
+
+    path = spans_file(get_settings().data_dir)
+    lines = render_turn_trace(read_spans(path), turn_id, sql=sql)
+    if not lines:
+        _bad_input(ValueError(f"no spans of turn {turn_id} in {path}"))
+    for line in lines:
+        console.print(line, markup=False, highlight=False, soft_wrap=True)
 
 
 def _database_url(settings: Settings) -> str:

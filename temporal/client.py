@@ -4,6 +4,7 @@ from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 
 from memoir.settings import Settings
+from memoir.telemetry import MemoirTracingInterceptor
 
 
 async def connect(settings: Settings) -> Client:
@@ -12,4 +13,5 @@ async def connect(settings: Settings) -> Client:
         settings.temporal_address,
         namespace=settings.temporal_namespace,
         data_converter=pydantic_data_converter,
+        interceptors=[MemoirTracingInterceptor()],  # traces through workflows and activities
     )

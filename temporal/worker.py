@@ -17,6 +17,7 @@ from memoir.llm import get_chat_model
 from memoir.models import ReminderDue, names
 from memoir.settings import Settings
 from memoir.stores import Stores
+from memoir.telemetry import tracing_interceptors
 from memoir.tools import (
     CalendarTool,
     DraftTool,
@@ -87,6 +88,7 @@ def build_worker(client: Client, deps: Deps, task_queue: str, *, sandboxed: bool
         workflows=ALL_WORKFLOWS,
         activities=all_activities(deps),
         max_concurrent_activities=50,
+        interceptors=tracing_interceptors(client),
         workflow_runner=SandboxedWorkflowRunner() if sandboxed else UnsandboxedWorkflowRunner(),
     )
 
