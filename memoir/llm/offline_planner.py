@@ -15,11 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import cache
-from importlib import resources
 from typing import TYPE_CHECKING, Any
-
-import numpy as np
-import yaml
 
 from memoir.embeddings import Embedder
 from memoir.llm._text import email_address, first_name, normalize_subject, sentence, to_first_person
@@ -29,6 +25,7 @@ from memoir.llm.preference_kinds import (
     read_calendar_rules,
     read_response_style,
 )
+from memoir.llm.tables import Examples, table
 from memoir.models import LatestAction, Plan, PlanStep
 from memoir.models.plan import missing_capabilities
 from memoir.timeparse import find_time_phrases, parse_when, strip_when
@@ -42,25 +39,22 @@ DEFAULT_MINUTES = 30
 APPROVAL = ("email.", "calendar.schedule", "calendar.update", "calendar.cancel", "reminders.delete")
 
 
-@cache
 def _data(name: str) -> dict[str, Any]:
-    text = (resources.files("memoir") / "data" / f"planner_{name}.yaml").read_text("utf-8")
-    table: dict[str, Any] = yaml.safe_load(text)
-    return table
+    return table(f"planner_{name}")
 
 
-_examples: dict[int, tuple[list[tuple[str, str]], np.ndarray]] = {}
+@cache
+def _examples() -> tuple[list[str], Examples]:
+    """Each example's intent, and the examples."""
+    pairs = [(n, e) for n, s in _data("intents")["intents"].items() for e in s["examples"]]
+    return [n for n, _ in pairs], Examples(e for _, e in pairs)
 
 
 def _nearest(text: str, embedder: Embedder) -> tuple[str, str, float]:
     """(intent, example, cosine similarity) of the example nearest to `text`."""
-    if id(embedder) not in _examples:
-        pairs = [(n, e) for n, s in _data("intents")["intents"].items() for e in s["examples"]]
-        _examples[id(embedder)] = (pairs, np.array(embedder.embed([e for _, e in pairs])))
-    pairs, matrix = _examples[id(embedder)]
-    scores = matrix @ np.array(embedder.embed([text])[0])
-    best = int(np.argmax(scores))
-    return (*pairs[best], float(scores[best]))
+    intents, examples = _examples()
+    best, score = examples.nearest(text, embedder)
+    return intents[best], examples.texts[best], score
 
 
 @dataclass

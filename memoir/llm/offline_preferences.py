@@ -12,13 +12,11 @@ import re
 from dataclasses import dataclass
 from datetime import time
 from functools import cache
-from importlib import resources
 from typing import TYPE_CHECKING, Any
-
-import yaml
 
 from memoir.embeddings import Embedder
 from memoir.llm.preference_kinds import read_calendar_rules, read_response_style
+from memoir.llm.tables import Examples, table
 from memoir.llm.triage_lessons import LESSON_DECISIONS, add_lesson
 from memoir.models import UserPreferences
 
@@ -28,11 +26,13 @@ if TYPE_CHECKING:
 __all__ = ["Learned", "clauses", "learn_from_edit", "learn_from_feedback"]
 
 
-@cache
 def _table() -> dict[str, Any]:
-    text = (resources.files("memoir") / "data" / "preference_examples.yaml").read_text("utf-8")
-    table: dict[str, Any] = yaml.safe_load(text)
-    return table
+    return table("preference_examples")
+
+
+@cache
+def _examples() -> Examples:
+    return Examples(e["text"] for e in _table()["examples"])
 
 
 @dataclass(frozen=True)
@@ -62,22 +62,12 @@ def clauses(text: str) -> list[str]:
     return [p.strip(" ,.;!?") for p in parts if p.strip(" ,.;!?")]
 
 
-_VECTORS: dict[int, list[list[float]]] = {}
-
-
 def _nearest(clause: str, kinds: set[str], embedder: Embedder) -> tuple[dict[str, Any], float]:
     """The example of one of `kinds` closest to `clause` (cosine of normalised MiniLM vectors)."""
     examples: list[dict[str, Any]] = _table()["examples"]
-    if id(embedder) not in _VECTORS:
-        _VECTORS[id(embedder)] = embedder.embed([e["text"] for e in examples])
-    [vector] = embedder.embed([clause])
-    scored = [
-        (sum(a * b for a, b in zip(vector, known, strict=True)), example)
-        for known, example in zip(_VECTORS[id(embedder)], examples, strict=True)
-        if example["kind"] in kinds
-    ]
-    score, example = max(scored, key=lambda pair: pair[0])
-    return example, score
+    among = (i for i, example in enumerate(examples) if example["kind"] in kinds)
+    best, score = _examples().nearest(clause, embedder, among)
+    return examples[best], score
 
 
 def _judge(clause: str, namespace: str, embedder: Embedder) -> tuple[str, Any, str]:

@@ -18,6 +18,7 @@ import numpy as np
 
 from memoir.embeddings import Embedder
 from memoir.llm import triage_rules as rules
+from memoir.llm.tables import Examples
 from memoir.llm.triage_lessons import deciding_lesson, parse_lessons
 from memoir.llm.triage_rules import TriageEmail
 from memoir.models import Classification, TriageDecision
@@ -46,15 +47,9 @@ def examples() -> list[Example]:
     ]
 
 
-_VECTORS: dict[int, tuple[Embedder, np.ndarray]] = {}
-
-
-def _vectors(embedder: Embedder) -> np.ndarray:
-    """The examples' embeddings by `embedder`, computed once per embedder."""
-    if _VECTORS.get(id(embedder), (None,))[0] is not embedder:
-        vectors = np.asarray(embedder.embed([e.text for e in examples()]), dtype=np.float32)
-        _VECTORS[id(embedder)] = (embedder, vectors)
-    return _VECTORS[id(embedder)][1]
+@cache
+def _index() -> Examples:
+    return Examples(e.text for e in examples())
 
 
 @dataclass(frozen=True)
@@ -79,7 +74,7 @@ def nearest(email: TriageEmail, embedder: Embedder) -> Vote:
     vote = rules.table()["vote"]
     text = re.sub(vote["left_out"], "it", f"{email.subject}: {email.body}")
     text = " ".join(text.split())[:600]
-    similarities = _vectors(embedder) @ np.asarray(embedder.embed([text])[0], dtype=np.float32)
+    similarities = _index().similarities([text], embedder)[0]
     ranked: dict[str, list[int]] = {}
     for index in np.argsort(-similarities):
         ranked.setdefault(examples()[index].category, []).append(int(index))

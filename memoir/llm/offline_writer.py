@@ -6,17 +6,15 @@ conversation answered politely in the user's tone."""
 from __future__ import annotations
 
 import re
-from functools import cache
-from importlib import resources
 from typing import TYPE_CHECKING, Any
 
-import yaml
 from langchain_core.messages import BaseMessage
 
 from memoir.embeddings import Embedder
 from memoir.llm._text import human_texts, sentence
 from memoir.llm.offline_facts import extract_facts
 from memoir.llm.preference_kinds import read_response_style
+from memoir.llm.tables import table
 
 if TYPE_CHECKING:
     from memoir.responder import ResultLine, WriterRequest
@@ -24,11 +22,8 @@ if TYPE_CHECKING:
 __all__ = ["conversation_reply", "reply_to_messages", "write_reply_offline"]
 
 
-@cache
 def _words() -> dict[str, Any]:
-    text = (resources.files("memoir") / "data" / "writer_replies.yaml").read_text("utf-8")
-    words: dict[str, Any] = yaml.safe_load(text)
-    return words
+    return table("writer_replies")
 
 
 def _one(result: ResultLine) -> str:

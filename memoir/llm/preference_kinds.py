@@ -17,12 +17,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from datetime import time
-from functools import cache
-from importlib import resources
 from typing import Any
 
-import yaml
 from pydantic import BaseModel, Field
+
+from memoir.llm.tables import table
 
 WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 
@@ -47,13 +46,6 @@ class CalendarRules(BaseModel):
     other: list[str] = Field(default_factory=list)
 
 
-@cache
-def _table() -> dict[str, Any]:
-    text = (resources.files("memoir") / "data" / "planner_preferences.yaml").read_text("utf-8")
-    table: dict[str, Any] = yaml.safe_load(text)
-    return table
-
-
 def _quoted(text: str) -> str | None:
     m = re.search(r"[\"“]([^\"”]+)[\"”]|(?<!\w)'([^']+)'(?!\w)", text)
     if m:
@@ -64,7 +56,7 @@ def _quoted(text: str) -> str | None:
 
 def _tone(text: str) -> str | None:
     found: list[tuple[int, str]] = []
-    for tone, words in _table()["tones"].items():
+    for tone, words in table("planner_preferences")["tones"].items():
         spots = [m.start() for w in words for m in re.finditer(rf"\b{re.escape(w)}\b", text, re.I)]
         if spots:
             found.append((min(spots), tone))
@@ -155,11 +147,11 @@ def _read(text: str, rules: list[dict[str, str]]) -> tuple[dict[str, Any], list[
 
 def read_response_style(text: str) -> ResponseStyle:
     """The sign-off, greeting and tone that the response preferences ask for."""
-    values, other = _read(text, _table()["response_style"])
+    values, other = _read(text, table("planner_preferences")["response_style"])
     return ResponseStyle(**values, other=other)
 
 
 def read_calendar_rules(text: str) -> CalendarRules:
     """Meeting length, hours and days to avoid, and default attendees of the cal preferences."""
-    values, other = _read(text, _table()["calendar_rules"])
+    values, other = _read(text, table("planner_preferences")["calendar_rules"])
     return CalendarRules(**values, other=other)

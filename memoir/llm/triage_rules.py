@@ -7,11 +7,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from typing import Any
 
-import yaml
-
+from memoir.llm import tables
 from memoir.llm._text import email_address
 from memoir.models import Classification
 
@@ -28,12 +26,9 @@ class TriageEmail:
         return f"{self.subject}\n{self.body}"
 
 
-@cache
 def table() -> dict[str, Any]:
-    """The triage table, read once."""
-    text = resources.files("memoir.data").joinpath("triage_examples.yaml").read_text()
-    loaded: dict[str, Any] = yaml.safe_load(text)
-    return loaded
+    """The triage table (`memoir/data/triage_examples.yaml`)."""
+    return tables.table("triage_examples")
 
 
 @cache
