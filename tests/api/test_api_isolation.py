@@ -107,7 +107,7 @@ async def _me(http: httpx.AsyncClient, o: Owned, stores: Stores) -> None:
 
 
 async def _capabilities(http: httpx.AsyncClient, o: Owned, stores: Stores) -> None:
-    body = {"capabilities": []}
+    body: dict[str, list[str]] = {"capabilities": []}
     response = await http.put("/v1/me/capabilities", json=body, headers=o.intruder.headers)
     assert response.json()["user_id"] == o.intruder.user_id
     assert (await _get(http, o.owner, "/v1/me")).json()["capabilities"] == ["reminders"]
