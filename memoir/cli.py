@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from memoir.stores import Stores
     from memoir.triage_eval import LabelledEmail, TriageEvalReport, TriageStages
     from temporal.stack import Stack
+    from temporal.worker_processes import WorkerProcesses
 
 app = typer.Typer(help="Memoir: a durable assistant runtime on Temporal.", no_args_is_help=True)
 users_app = typer.Typer(help="Manage users and their bearer tokens.", no_args_is_help=True)
@@ -66,24 +67,59 @@ def _run(coro: Coroutine[Any, Any, Any]) -> Any:
 
 
 @app.command()
-def dev() -> None:
+def dev(
+    workers: Annotated[
+        int,
+        typer.Option(
+            min=0,
+            help="Worker processes (`memoir worker` each) beside the API; 0: one worker inside "
+            "this process.",
+        ),
+    ] = 0,
+) -> None:
     """Start the embedded stack (Postgres, Temporal + Web UI, worker, API) until Ctrl-C/SIGTERM."""
-    _run(_dev(_traced(get_settings(), "memoir")))
+    _run(_dev(_traced(get_settings(), "memoir"), workers))
 
 
-async def _dev(settings: Settings) -> None:
+async def _dev(settings: Settings, workers: int = 0) -> None:
     from api.app import create_app
     from temporal.stack import dev_user, start_stack
 
-    stack = await start_stack(settings, app_factory=create_app, say=console.print)
+    stack = await start_stack(
+        settings, app_factory=create_app, say=console.print, worker=workers == 0
+    )
+    processes = None
     try:
+        if workers:
+            processes = await _start_worker_processes(stack, workers)
         user, token = await dev_user(stack.stores)
         console.print("\n[bold green]Memoir is up.[/]")
         _show_addresses(stack, f"Dev user [bold]{user.user_id}[/]", token)
         console.print("Ctrl-C (or SIGTERM) stops everything.")
-        await asyncio.Event().wait()
+        await (processes.watch() if processes else asyncio.Event().wait())
     finally:
+        if processes is not None:
+            await asyncio.to_thread(processes.stop)
         await stack.stop()
+
+
+async def _start_worker_processes(stack: "Stack", count: int) -> "WorkerProcesses":
+    """`count` `memoir worker` processes on the stack's database and Temporal, polling."""
+    from temporal.worker_processes import WorkerProcesses, worker_environment
+
+    settings = stack.settings
+    env = worker_environment(settings, stack.database_url)
+    processes = WorkerProcesses(count, env, settings.data_dir / "workers", say=console.print)
+    processes.start()
+    try:
+        pids = ", ".join(map(str, processes.pids()))
+        console.print(f"{count} worker processes (pids {pids}), logs in {processes.log_dir}")
+        if not await processes.wait_polling(stack.client, settings.task_queue, timeout=180):
+            console.print("[yellow]not every worker polls after 180 s: see their logs[/]")
+    except BaseException:
+        await asyncio.to_thread(processes.stop)
+        raise
+    return processes
 
 
 def _show_addresses(stack: "Stack", who: str, token: str) -> None:

@@ -59,9 +59,11 @@ async def start_stack(
     app_factory: AppFactory | None = None,
     say: Callable[[str], None] = print,
     llm: BaseChatModel | None = None,
+    worker: bool = True,
 ) -> Stack:
     """Start (or reuse) each part; `app_factory(settings=, client=, stores=)` builds the API;
-    `llm` is the worker's model (default: the configured provider).
+    `llm` is the worker's model (default: the configured provider); `worker=False` leaves the
+    worker out (`memoir dev --workers N` runs N `memoir worker` processes instead).
 
     A failure or a cancellation (Ctrl-C, SIGTERM) on the way stops the parts already started.
     """
@@ -83,7 +85,8 @@ async def start_stack(
         stores = Stores.configured(pool, settings)
         await _start_mail_sink(settings, say, started)
         await _start_caldav(settings, say, started)
-        _start_worker(settings, client, stores, started, llm)
+        if worker:
+            _start_worker(settings, client, stores, started, llm)
         api_url = None
         if app_factory is not None:
             app = app_factory(settings=settings, client=client, stores=stores)
