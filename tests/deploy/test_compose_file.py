@@ -199,13 +199,12 @@ def test_the_api_listens_where_it_is_published_and_checked(config: dict[str, Any
 
 
 def test_the_ui_decodes_payloads_through_the_api_codec_endpoint(config: dict[str, Any]) -> None:
-    endpoint = urlsplit(config["services"]["temporal-ui"]["environment"]["TEMPORAL_CODEC_ENDPOINT"])
-    published = [p["published"] for p in config["services"]["api"]["ports"]]
-    assert (endpoint.hostname, endpoint.port, endpoint.path) == (
-        "localhost",
-        published[0],
-        "/codec",
-    )
+    ui, api = config["services"]["temporal-ui"], config["services"]["api"]
+    endpoint = urlsplit(ui["environment"]["TEMPORAL_CODEC_ENDPOINT"])
+    api_port, ui_port = api["ports"][0]["published"], ui["ports"][0]["published"]
+    assert (endpoint.hostname, endpoint.port, endpoint.path) == ("localhost", api_port, "/codec")
+    assert ui["environment"]["TEMPORAL_CODEC_INCLUDE_CREDENTIALS"] == "true"
+    assert api["environment"]["MEMOIR_CODEC_CORS_ORIGINS"] == f"http://localhost:{ui_port}"
 
 
 def test_the_temporal_server_runs_the_dev_servers_dynamic_config(config: dict[str, Any]) -> None:
