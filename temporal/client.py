@@ -5,6 +5,7 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 
 from memoir.settings import Settings
 from memoir.telemetry import MemoirTracingInterceptor
+from temporal.connection import connect_options
 
 
 async def connect(settings: Settings) -> Client:
@@ -14,4 +15,5 @@ async def connect(settings: Settings) -> Client:
         namespace=settings.temporal_namespace,
         data_converter=pydantic_data_converter,
         interceptors=[MemoirTracingInterceptor()],  # traces through workflows and activities
+        **connect_options(settings),  # TLS / API key (Temporal Cloud)
     )
