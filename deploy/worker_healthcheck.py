@@ -16,6 +16,7 @@ from temporalio.api.workflowservice.v1 import DescribeTaskQueueRequest
 from temporalio.client import Client
 
 from memoir.settings import Settings
+from temporal.connection import connect_options
 
 RECENT = timedelta(seconds=60)
 QUEUE_TYPES = (TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW, TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY)
@@ -24,7 +25,11 @@ QUEUE_TYPES = (TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW, TaskQueueType.TASK_QUEUE_
 async def local_pollers(settings: Settings, host: str) -> list[str]:
     """Identities of this host's recent pollers of the task queue (workflow and activity)."""
     # Only the task queue is described: no payloads, so no data converter (nor master key).
-    client = await Client.connect(settings.temporal_address, namespace=settings.temporal_namespace)
+    client = await Client.connect(
+        settings.temporal_address,
+        namespace=settings.temporal_namespace,
+        **connect_options(settings),
+    )
     now = datetime.now(UTC)
     found: list[str] = []
     for queue_type in QUEUE_TYPES:
