@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from email.utils import parseaddr
 from typing import Any
 
@@ -71,18 +72,22 @@ def sentence(text: str) -> str:
     return text if text[-1] in ".!?…" else text + "."
 
 
+def swap_words(text: str, swaps: Mapping[str, str]) -> str:
+    """`text` with each whole word that is a key of `swaps` (any case) replaced by its value."""
+    words = "|".join(map(re.escape, sorted(swaps, key=len, reverse=True)))
+    return re.sub(rf"\b(?:{words})\b", lambda m: swaps[m[0].lower()], text, flags=re.I)
+
+
 _SECOND = {"my": "your", "me": "you", "i": "you", "myself": "yourself", "mine": "yours"}
-_SECOND |= {"i'm": "you're", "i've": "you've", "i'll": "you'll", "am": "are"}
+_SECOND |= {"i'm": "you're", "i've": "you've", "i'll": "you'll"}
 _FIRST = {"you": "me", "your": "my", "yourself": "myself", "yours": "mine"}
 
 
 def second_person(text: str) -> str:
     """ "call my mom" → "call your mom": the user's words, said back to them."""
-    pattern = r"\b(?:my|me|myself|mine|i'm|i've|i'll|i)\b"
-    return re.sub(pattern, lambda m: _SECOND[m[0].lower()], text, flags=re.I)
+    return swap_words(text, _SECOND)
 
 
 def to_first_person(text: str) -> str:
     """ "remind you to call your mom" → "remind me to call my mom" (a proposal, as a request)."""
-    pattern = r"\b(?:you|your|yourself|yours)\b"
-    return re.sub(pattern, lambda m: _FIRST[m[0].lower()], text, flags=re.I)
+    return swap_words(text, _FIRST)

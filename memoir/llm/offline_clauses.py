@@ -8,10 +8,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 from functools import cache
-from importlib import resources
 from typing import Any, Literal
 
-import yaml
+from memoir.llm.tables import table
 
 Tense = Literal["past", "present", "perfect", "progressive", "future", "modal", "imperative"]
 
@@ -19,20 +18,23 @@ Tense = Literal["past", "present", "perfect", "progressive", "future", "modal", 
 @cache
 def vocab() -> dict[str, Any]:
     """memory_words.yaml: a string is a set of entries ("|"- or space-separated), maps stay."""
-    raw = yaml.safe_load(resources.files("memoir.data").joinpath("memory_words.yaml").read_text())
-    return {k: _entries(v) if isinstance(v, str) else v for k, v in raw.items()}
+    raw = table("memory_words")
+    return {k: frozenset(entries(v)) if isinstance(v, str) else v for k, v in raw.items()}
 
 
-def _entries(text: str) -> frozenset[str]:
-    return frozenset(
-        " ".join(p.split()) for p in (text.split("|") if "|" in text else text.split())
-    )
+def entries(text: str) -> list[str]:
+    """The entries of a word list: "|"-separated when it holds a "|", else space-separated."""
+    return [" ".join(p.split()) for p in (text.split("|") if "|" in text else text.split())]
+
+
+def lines(block: str) -> list[str]:
+    """The non-empty lines of a block, stripped (a table's patterns: one a line)."""
+    return [line.strip() for line in block.splitlines() if line.strip()]
 
 
 def pattern(name: str) -> re.Pattern[str]:
     """A pattern of memory_words.yaml (one alternative a line), case-insensitive."""
-    lines = [line.strip() for line in vocab()["patterns"][name].splitlines() if line.strip()]
-    return re.compile("|".join(f"(?:{line})" for line in lines), re.I)
+    return re.compile("|".join(f"(?:{line})" for line in lines(vocab()["patterns"][name])), re.I)
 
 
 V = vocab()

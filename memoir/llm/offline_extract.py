@@ -18,16 +18,15 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cache
-from importlib import resources
-from typing import Any
 
 import numpy as np
-import yaml
 
 from memoir.embeddings import Embedder
 from memoir.llm import offline_clauses as grammar
+from memoir.llm import tables
 from memoir.llm.offline_clauses import Clause, pattern, vocab
 from memoir.llm.offline_facts import Fact, extract_facts, sentences, strip_lead
+from memoir.llm.tables import Examples
 from memoir.memory.schemas import MemoryCandidate
 from memoir.memory.speakers import split_speaker
 from memoir.memory.timephrases import TimeFilter, span_phrase, time_filter
@@ -216,36 +215,24 @@ def _read_clause(text: str, ctx: _Context, reading: Reading, quoted: str) -> Non
 
 
 @cache
-def _examples() -> tuple[dict[str, Any], list[tuple[str, str]], list[str]]:
-    """memory_examples.yaml, each example's (keep | drop, label), and the examples."""
-    raw: dict[str, Any] = yaml.safe_load(
-        resources.files("memoir.data").joinpath("memory_examples.yaml").read_text()
-    )
+def _examples() -> tuple[list[tuple[str, str]], Examples]:
+    """The examples of memory_examples.yaml, each with its (keep | drop, label)."""
+    raw = tables.table("memory_examples")
     rows = [
-        ((d, label), text)
-        for d in ("keep", "drop")
-        for label, texts in raw[d].items()
-        for text in texts
+        ((d, label), text) for d in ("keep", "drop") for label in raw[d] for text in raw[d][label]
     ]
-    return raw, [r[0] for r in rows], [r[1] for r in rows]
-
-
-_VECTORS: dict[int, tuple[Embedder, np.ndarray]] = {}
+    return [label for label, _text in rows], Examples(text for _label, text in rows)
 
 
 def _vote(said: list[str], embedder: Embedder) -> list[dict[tuple[str, str], tuple[float, int]]]:
     """For each text, each label's score (the mean similarity of its nearest examples) and the
     index of its nearest example."""
-    raw, labels, texts = _examples()
-    if _VECTORS.get(id(embedder), (None,))[0] is not embedder:
-        _VECTORS[id(embedder)] = (embedder, np.asarray(embedder.embed(texts)))
+    labels, examples = _examples()
+    count = tables.table("memory_examples")["neighbours"]
     votes = []
-    for sims in np.asarray(embedder.embed(said)) @ _VECTORS[id(embedder)][1].T:
-        ranked = sorted(range(len(texts)), key=lambda i: -sims[i])
-        tops = {
-            label: [i for i in ranked if labels[i] == label][: raw["neighbours"]]
-            for label in dict.fromkeys(labels)
-        }
+    for sims in examples.similarities(said, embedder):
+        ranked = sorted(range(len(labels)), key=lambda i: -sims[i])
+        tops = {k: [i for i in ranked if labels[i] == k][:count] for k in dict.fromkeys(labels)}
         votes.append({label: (float(np.mean(sims[top])), top[0]) for label, top in tops.items()})
     return votes
 
@@ -253,7 +240,7 @@ def _vote(said: list[str], embedder: Embedder) -> list[dict[tuple[str, str], tup
 def _judge(proposals: list[_Proposal], reading: Reading, embedder: Embedder) -> None:
     """Keep a proposal unless talk examples are nearer than its kind's (by the margin when the
     grammar is sure); a statement of the speaker's takes the nearest kept label as category."""
-    raw, _labels, texts = _examples()
+    raw, texts = tables.table("memory_examples"), _examples()[1].texts
     for proposal, scores in zip(
         proposals, _vote([p.said for p in proposals], embedder) if proposals else [], strict=True
     ):

@@ -11,12 +11,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import cache
-from importlib import resources
 from typing import Any
 
-import yaml
-
-from memoir.llm.offline_clauses import vocab
+from memoir.llm import tables
+from memoir.llm._text import swap_words
+from memoir.llm.offline_clauses import entries, lines, vocab
 
 I = re.I  # noqa: E741
 Entities = tuple[dict[str, tuple[str, str]], str | None]  # name → (pet | person, noun); the last
@@ -43,9 +42,7 @@ class Fact:
     def describe(self) -> str:
         """ "the pet luna's age": the slot in words."""
         entity, attribute = self.slot
-        return (
-            f"{'the user' if entity == 'user' else 'the ' + entity.replace(':', ' ')}'s {attribute}"
-        )
+        return f"the {'user' if entity == 'user' else entity.replace(':', ' ')}'s {attribute}"
 
 
 @dataclass(frozen=True)
@@ -59,13 +56,9 @@ class Rule:
     values: dict[str, str]  # what was said → its canonical value
 
 
-@cache
 def table() -> dict[str, Any]:
     """memory_facts.yaml, read once."""
-    raw: dict[str, Any] = yaml.safe_load(
-        resources.files("memoir.data").joinpath("memory_facts.yaml").read_text()
-    )
-    return raw
+    return tables.table("memory_facts")
 
 
 def _expand(pattern: str, slots: dict[str, str]) -> str:
@@ -87,8 +80,7 @@ def _expand(pattern: str, slots: dict[str, str]) -> str:
 
 def _compile(block: str, slots: dict[str, str]) -> tuple[re.Pattern[str], ...]:
     """One pattern a line: a space is any white space, slots and lists written out."""
-    lines = [line.strip() for line in block.splitlines() if line.strip()]
-    return tuple(re.compile(_expand(line.replace(" ", r"\s+"), slots), I) for line in lines)
+    return tuple(re.compile(_expand(line.replace(" ", r"\s+"), slots), I) for line in lines(block))
 
 
 @cache
@@ -97,14 +89,10 @@ def rules() -> tuple[Rule, ...]:
     out = []
     for spec in table()["facts"]:
         slots = {**table()["slots"], **spec.get("slots", {})}
-        values = {s: c for c, said in spec.get("values", {}).items() for s in _entries(said)}
+        values = {s: c for c, said in spec.get("values", {}).items() for s in entries(said)}
         patterns, needs = _compile(spec["when"], slots), _compile(spec.get("needs", ""), slots)
         out.append(Rule(spec["rule"], spec, patterns, needs, values))
     return tuple(out)
-
-
-def _entries(text: str) -> list[str]:
-    return [" ".join(p.split()) for p in (text.split("|") if "|" in text else text.split())]
 
 
 # ----- slots -----------------------------------------------------------------------------------
@@ -157,10 +145,7 @@ def _article(noun: str) -> str:
 
 def third_person(text: str) -> str:
     """ "my mom's cooking" → "their mom's cooking": the user's words, about the user."""
-    swaps = vocab()["first_to_third"]
-    return re.sub(
-        r"\b(?:my|me|myself|mine|i'm|i've|i|am)\b", lambda m: swaps[m[0].lower()], text, flags=I
-    )
+    return swap_words(text, vocab()["first_to_third"])
 
 
 def _who(raw: str, rule: Rule, context: Entities) -> dict[str, str] | None:
@@ -259,20 +244,11 @@ def _fact(rule: Rule, sentence: str, context: Entities) -> Fact | None:
         said = render(spec["says"], attrs) if attrs is not None else None
         slot = render(spec["slot"], attrs) if attrs is not None else None
         if attrs is not None and said and slot:
-            entity, _, attribute = slot.partition(" ")
             key = render(spec["key"], attrs) if "key" in spec else None
+            entity, _, attribute = slot.partition(" ")
+            where = (rule.name, spec["category"], said, spec["importance"], (entity, attribute))
             timeless, user_only = spec.get("timeless", False), spec.get("user only", False)
-            return Fact(
-                rule.name,
-                spec["category"],
-                said,
-                spec["importance"],
-                (entity, attribute),
-                key,
-                attrs,
-                not timeless,
-                user_only,
-            )
+            return Fact(*where, key, attrs, not timeless, user_only)
     return None
 
 
@@ -316,8 +292,8 @@ def sentences(text: str) -> list[str]:
 def read_summary(summary: str, key: str | None = None) -> Fact | None:
     """The fact a third-person summary states (the one with `key` when several), else None."""
     text = summary.strip()
-    for line in table()["first_person"].splitlines():
+    for line in lines(table()["first_person"]):
         pattern, _, repl = line.partition("=>")
-        text = re.sub(pattern.strip(), repl.strip(), text, count=1) if pattern.strip() else text
+        text = re.sub(pattern.strip(), repl.strip(), text, count=1)
     facts = extract_facts(text) if text else []
     return next((f for f in facts if key and f.key == key), facts[0] if facts else None)

@@ -8,13 +8,10 @@ fields the `profile` table of memory_facts.yaml.
 from __future__ import annotations
 
 import re
-from functools import cache
-from importlib import resources
 from typing import Any
 
-import yaml
-
 from memoir.embeddings import Embedder
+from memoir.llm import tables
 from memoir.llm._text import second_person
 from memoir.llm.offline_clauses import gerund, parse_clause, vocab
 from memoir.llm.offline_extract import Reading, read_message
@@ -145,13 +142,6 @@ def _as(summary: str, who: str | None, instead: str) -> str:
 # ----- episodic ----------------------------------------------------------------------------------
 
 
-@cache
-def _episodes() -> dict[str, Any]:
-    text = resources.files("memoir.data").joinpath("memory_episodes.yaml").read_text()
-    raw: dict[str, Any] = yaml.safe_load(text)
-    return raw
-
-
 def _said_back(m: re.Match[str], template: str) -> str:
     """A topic template filled with the captures, said to the user, without their time."""
     words = {k: second_person(strip_when(v)).strip(" ,.") for k, v in m.groupdict().items() if v}
@@ -163,7 +153,7 @@ def _topic(request: EpisodeRequest, recall: bool) -> str:
     "a reminder to call your mom", "an email to dan@x.com", "booking the dentist"."""
     if request.email is not None:
         return f"the email “{request.email.subject}” from {request.email.author}"
-    table = _episodes()
+    table = tables.table("memory_episodes")
     _speaker, text = split_speaker(one_line(request.request.strip(), 400))
     if recall:
         recap = table["recap"]
@@ -195,21 +185,18 @@ def episodic_offline(request: EpisodeRequest, embedder: Embedder) -> EpisodicSum
     topic = _topic(request, recall)
     steps = [f"The request is about {topic}."]
     if request.actions:
-        done = [a.text.strip().rstrip(".") for a in request.actions]
         done = [
-            t if a.ok else f"tried but failed: {t}"
-            for a, t in zip(request.actions, done, strict=True)
+            ("" if a.ok else "tried but failed: ") + a.text.strip().rstrip(".")
+            for a in request.actions
         ]
         approach, notable = "; ".join(done), True
         steps.append(f"{len(done)} action(s) ran: an outcome, so it is notable.")
+    elif recall and reply:
+        approach, notable = f"I recapped our earlier conversations ({reply})", True
+        steps.append("The user asked to recall earlier conversations: a recap is notable.")
     elif recall:
-        approach = f"I recapped our earlier conversations ({reply})" if reply else "no recap given"
-        notable = bool(reply)
-        steps.append(
-            "The user asked to recall earlier conversations: a recap is notable."
-            if reply
-            else "A recap was asked for but none was given (no reply): nothing to keep."
-        )
+        approach, notable = "no recap given", False
+        steps.append("A recap was asked for but none was given (no reply): nothing to keep.")
     else:
         approach, notable = (f"I replied: {reply}" if reply else "I replied"), False
         steps.append(
