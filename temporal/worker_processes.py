@@ -76,6 +76,7 @@ class WorkerProcesses:
     env: dict[str, str]
     log_dir: Path
     say: Callable[[str], None] = print
+    command: list[str] = field(default_factory=worker_command)
     slots: list[WorkerProcess] = field(default_factory=list)
 
     def start(self) -> None:
@@ -94,7 +95,7 @@ class WorkerProcesses:
     def _spawn(self, slot: WorkerProcess) -> None:
         with slot.log.open("ab") as log:
             slot.process = subprocess.Popen(
-                worker_command(),
+                self.command,
                 env=self.env,
                 stdout=log,
                 stderr=subprocess.STDOUT,
