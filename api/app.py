@@ -9,13 +9,13 @@ from temporalio.client import Client
 
 from api.errors import install_error_handlers
 from api.health import health
-from api.routes import audit, inbox, me, memories, messages, preferences, turns
+from api.routes import audit, codec, inbox, me, memories, messages, preferences, turns
 from api.schemas import Health
 from memoir.db import migrate, open_pool
 from memoir.settings import Settings, get_settings
 from memoir.stores import Stores
 from memoir.telemetry import instrument_app
-from temporal.client import connect
+from temporal.client import connect, open_keyring
 
 
 @asynccontextmanager
@@ -44,7 +44,8 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
             state.stores = await stack.enter_async_context(_open_stores(state.settings))
             stack.callback(setattr, state, "stores", None)
         if state.client is None:
-            state.client = await connect(state.settings)
+            keyring = open_keyring(state.settings, state.stores.pool)
+            state.client = await connect(state.settings, keyring)
             stack.callback(setattr, state, "client", None)
         yield
 
@@ -74,6 +75,8 @@ def create_app(
     app.include_router(memories.router)
     app.include_router(preferences.router)
     app.include_router(me.router)
+    app.include_router(codec.router)
+    app.add_middleware(codec.CodecCORS, origins=codec.cors_origins(app.state.settings))
     app.include_router(audit.router)
 
     @app.get("/healthz", tags=["health"], responses={503: {"model": Health}})

@@ -131,6 +131,10 @@ def _show_addresses(stack: "Stack", who: str, token: str) -> None:
     console.print(f"API: {api}/docs   Inbox page: {api}/inbox (paste the token, Save token)")
     console.print(f"{who}, token: [bold]{token}[/]   data: {stack.settings.data_dir}")
     console.print(f"  export MEMOIR_TOKEN={token} MEMOIR_API_URL={api}")
+    console.print(
+        f'Decoded payloads in the Web UI: log in at {api}/codec/login, then tick "Include '
+        "cross-origin credentials\" in the UI's codec server settings (docs/security.md)."
+    )
 
 
 @app.command()
@@ -1097,3 +1101,63 @@ def bench_hitl(
 
 if __name__ == "__main__":
     app()
+
+
+# ----- memoir keys (issue 13): payload encryption keys (docs/security.md) -----
+
+keys_app = typer.Typer(help="Payload encryption keys (docs/security.md).", no_args_is_help=True)
+app.add_typer(keys_app, name="keys")
+
+
+@keys_app.command("rotate-master")
+def keys_rotate_master(
+    new_key: Annotated[
+        str | None,
+        typer.Option(help="The new master key (32 bytes, base64 or hex); default: a fresh one."),
+    ] = None,
+) -> None:
+    """Re-wrap every data key under a new master key. With MEMOIR_MASTER_KEY set, set it to the
+    new key afterwards (printed when generated); else the data folder's master.key is replaced."""
+    from memoir.crypto import MasterKey, load_master_key, parse_master_key, rotate_master
+    from memoir.crypto.master import configured_master_key, master_key_file
+
+    settings = get_settings()
+    configured = configured_master_key(settings.master_key)
+    try:
+        old = load_master_key(configured, settings.data_dir)
+        new = parse_master_key(new_key) if new_key else MasterKey.generate()
+    except (ValueError, RuntimeError) as error:
+        _bad_input(error)
+
+    async def rotate() -> int:
+        async with _stores() as stores:
+            return await rotate_master(stores.pool, old, new)
+
+    count = _run(rotate())
+    console.print(f"re-wrapped {count} data key(s) under master key {new.key_id}")
+    if configured:
+        console.print("Set MEMOIR_MASTER_KEY to the new key and restart the worker and API.")
+        if new_key is None:
+            print(new.encoded())
+        return
+    path = master_key_file(settings.data_dir)
+    path.write_text(new.encoded() + "\n", encoding="utf-8")
+    path.chmod(0o600)
+    console.print(f"wrote the new master key to {path}; restart the worker and API")
+
+
+@keys_app.command("rotate-user")
+def keys_rotate_user(user_id: str) -> None:
+    """Give a user a new data key: new payloads use it, old ones still decode with the old one."""
+    from temporal.client import open_keyring
+
+    settings = get_settings()
+
+    async def rotate() -> str:
+        async with _stores() as stores:
+            return (await open_keyring(settings, stores.pool).rotate(user_id)).key_id
+
+    try:
+        console.print(f"user {user_id}: new data key {_run(rotate())}")
+    except RuntimeError as error:
+        _bad_input(error)

@@ -450,6 +450,35 @@ def check_embedder() -> Check:
 # ----- running and reporting -----
 
 
+def check_master_key(settings: Settings) -> Check:
+    """The master key that wraps payload keys: MEMOIR_MASTER_KEY, else the data folder's file."""
+    from memoir.crypto.master import configured_master_key, master_key_file, parse_master_key
+
+    fix = "set MEMOIR_MASTER_KEY to 32 bytes as base64 (`openssl rand -base64 32`) or hex"
+    configured = configured_master_key(settings.master_key)
+    if configured is not None:
+        try:
+            key = parse_master_key(configured)
+        except ValueError as error:
+            return fail("master key", f"MEMOIR_MASTER_KEY: {error}", fix)
+        return ok("master key", f"MEMOIR_MASTER_KEY (key id {key.key_id})")
+    path = master_key_file(settings.data_dir)
+    if not path.exists():
+        return warn(
+            "master key",
+            f"MEMOIR_MASTER_KEY unset and no {path}: `memoir dev` / `memoir demo` create one "
+            "there; `memoir worker` and `memoir api` refuse to start without one",
+            f"run `memoir dev` once, or {fix}",
+        )
+    try:
+        key = parse_master_key(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        return fail("master key", f"{path}: {_first_line(error)}", f"remove it, or {fix}")
+    if path.stat().st_mode & 0o077:
+        return warn("master key", f"{path} is readable by others", f"chmod 600 {path}")
+    return ok("master key", f"{path} (key id {key.key_id})")
+
+
 def _all_checks(settings: Settings | None, loaded: Check | None = None) -> Iterator[Check]:
     """Every check, fast ones first; without settings (they did not load), those needing none.
     `loaded` is the line saying how the settings loaded, if the caller loaded them."""
@@ -461,6 +490,7 @@ def _all_checks(settings: Settings | None, loaded: Check | None = None) -> Itera
     if settings is not None:
         yield check_llm(settings)
         yield check_embedding_settings(settings)
+        yield check_master_key(settings)
         yield from check_ports(settings)
     yield from check_postgres()
     yield check_embedder()

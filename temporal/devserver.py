@@ -54,8 +54,11 @@ class DevServer:
             self.process.kill()
 
 
-async def start_dev_server(data_dir: Path, *, port: int = 7233, ui_port: int = 8233) -> DevServer:
-    """Start `temporal server start-dev` and wait until its frontend answers."""
+async def start_dev_server(
+    data_dir: Path, *, port: int = 7233, ui_port: int = 8233, codec_endpoint: str | None = None
+) -> DevServer:
+    """Start `temporal server start-dev` and wait until its frontend answers; the Web UI decodes
+    payloads through `codec_endpoint` (Memoir's /codec) when given."""
     data_dir.mkdir(parents=True, exist_ok=True)
     args = [
         temporal_cli(),
@@ -74,6 +77,8 @@ async def start_dev_server(data_dir: Path, *, port: int = 7233, ui_port: int = 8
         "--ui-disable-news-fetch",
         *dev_server_tuning(sqlite_file=True),
     ]
+    if codec_endpoint:
+        args += ["--ui-codec-endpoint", codec_endpoint]
     for key, kind in SEARCH_ATTRIBUTE_TYPES.items():
         args += ["--search-attribute", f"{key}={kind}"]
     log = (data_dir / "temporal.log").open("ab")

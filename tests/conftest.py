@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from memoir.caldav_server import CalDAVServer, start_caldav_server
+from memoir.crypto import Keyring, MasterKey
 from memoir.db import Pool, migrate, open_pool
 from memoir.embedded_pg import start_embedded_postgres
 from memoir.mail_sink import MailSink
@@ -62,6 +63,12 @@ async def pool(database_url: str) -> AsyncIterator[Pool]:
         yield pool
     finally:
         await pool.close()
+
+
+@pytest.fixture(scope="session")
+def keyring(pool: Pool) -> Keyring:
+    """Payload data keys in the session's database, under a master key made for the session."""
+    return Keyring(pool, MasterKey.generate())
 
 
 @pytest.fixture

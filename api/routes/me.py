@@ -11,7 +11,7 @@ from memoir.audit import AuditAction, AuditLog, ErasureReceipt
 from memoir.models import UserProfile
 from memoir.models.names import reminder_workflow_id
 from memoir.models.plan import CAPABILITY_FAMILIES, unknown_capabilities
-
+from temporal.codec import destroy_user_keys
 
 router = APIRouter(prefix="/v1", tags=["me"], responses=ERROR_RESPONSES)
 
@@ -75,4 +75,6 @@ async def erase_me(user: CurrentUser, stores: StoresDep, client: ClientDep) -> E
     await stores.memories.delete_user(user.user_id)
     await stores.users.delete_user(user.user_id)
     erased["users"] = 1
+    # Crypto-shredding: without their data keys, their Temporal histories decode for no one.
+    erased["data_keys"] = await destroy_user_keys(client, stores.pool, user.user_id)
     return await audit.receipt(erased)

@@ -17,13 +17,14 @@ import httpx
 import pytest
 from fastapi import FastAPI
 from temporalio.client import Client
-from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.testing import WorkflowEnvironment
 
 from api.app import create_app
+from memoir.crypto import Keyring
 from memoir.models import search_attributes as sa
 from memoir.settings import Settings
 from memoir.stores import Stores
+from temporal.codec import encrypted_data_converter
 from temporal.devserver import dev_server_tuning
 from temporal.harness import Harness
 from tests.api.support import ApiUser, api_harness, api_user, collect_garbage, http_client
@@ -45,10 +46,11 @@ def gc_between_tests() -> Iterator[None]:
 
 
 @pytest.fixture(scope="session")
-async def temporal_env() -> AsyncIterator[WorkflowEnvironment]:
-    """A Temporal dev server (the venv's `temporal` binary) with Memoir's search attributes."""
+async def temporal_env(keyring: Keyring) -> AsyncIterator[WorkflowEnvironment]:
+    """A Temporal dev server (the venv's `temporal` binary) with Memoir's search attributes;
+    its client encrypts payloads as Memoir's does (`temporal.codec`)."""
     env = await WorkflowEnvironment.start_local(
-        data_converter=pydantic_data_converter,
+        data_converter=encrypted_data_converter(keyring),
         dev_server_existing_path=str(Path(sys.executable).parent / "temporal"),
         search_attributes=list(sa.ALL),
         dev_server_extra_args=dev_server_tuning(sqlite_file=False),
@@ -61,16 +63,18 @@ async def temporal_env() -> AsyncIterator[WorkflowEnvironment]:
 
 @pytest.fixture(scope="session")
 def temporal_client(temporal_env: WorkflowEnvironment) -> Client:
-    """A client of the dev server with the pydantic data converter."""
+    """A client of the dev server with the pydantic data converter and the encryption codec."""
     return temporal_env.client
 
 
 @pytest.fixture
 async def harness(
-    temporal_env: WorkflowEnvironment, stores: Stores, database_url: str
+    temporal_env: WorkflowEnvironment, stores: Stores, database_url: str, keyring: Keyring
 ) -> AsyncIterator[Harness]:
-    """The real worker on a task queue of its own, a fresh user and the scripted model."""
-    async with api_harness(temporal_env, stores, database_url) as harness:
+    """The real worker on a task queue of its own, a fresh user and the scripted model; its
+    settings carry the session's master key (an app's own client encrypts as the worker's)."""
+    master_key = keyring.master.encoded()
+    async with api_harness(temporal_env, stores, database_url, master_key=master_key) as harness:
         yield harness
 
 

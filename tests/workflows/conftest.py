@@ -5,13 +5,16 @@ from collections.abc import AsyncIterator
 import pytest
 from temporalio.testing import WorkflowEnvironment
 
+from memoir.crypto import Keyring
 from memoir.stores import Stores
+from temporal.codec import encrypted_data_converter
 from temporal.harness import Harness, running_harness, start_time_skipping
 
 
 @pytest.fixture(scope="session")
-async def time_env() -> AsyncIterator[WorkflowEnvironment]:
-    env = await start_time_skipping()
+async def time_env(keyring: Keyring) -> AsyncIterator[WorkflowEnvironment]:
+    """The time-skipping server; its client encrypts payloads as Memoir's does."""
+    env = await start_time_skipping(encrypted_data_converter(keyring))
     yield env
     await env.shutdown()
 

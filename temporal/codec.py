@@ -1,0 +1,154 @@
+"""The payload codec: AES-256-GCM under the data key of the user a payload belongs to.
+
+The user comes from the serialization context's workflow id (`thread:{user}:...`,
+`turn:{user}:...`, `reminder:{reminder_id}` through the reminders table); payloads of no user use
+the system key. Payloads without the encrypted encoding (committed histories, payloads written
+before encryption) pass through `decode` unchanged.
+"""
+
+import dataclasses
+from collections.abc import Sequence
+from typing import Self
+
+from temporalio.api.common.v1 import Payload
+from temporalio.client import Client
+from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.converter import (
+    ActivitySerializationContext,
+    DataConverter,
+    DefaultFailureConverterWithEncodedAttributes,
+    PayloadCodec,
+    SerializationContext,
+    WithSerializationContext,
+    WorkflowSerializationContext,
+)
+
+from memoir.crypto import SYSTEM_OWNER, Keyring
+from memoir.crypto.aead import seal, unseal
+from memoir.crypto.keyring import destroy_keys
+from memoir.db import Pool
+
+ENCODING = b"binary/encrypted"
+KEY_ID = "encryption-key-id"
+USER_ID = "memoir-user-id"
+OWNER_CACHE_MAX = 10_000
+
+
+class OwnerResolver:
+    """The user a workflow id belongs to; reminder ids are looked up once, then cached."""
+
+    def __init__(self, pool: Pool) -> None:
+        self.pool = pool
+        self._reminders: dict[str, str] = {}
+
+    async def owner(self, workflow_id: str | None) -> str:
+        if not workflow_id:
+            return SYSTEM_OWNER
+        kind, _, rest = workflow_id.partition(":")
+        if kind in ("thread", "turn"):
+            user, _, _ = rest.partition(":")
+            return user or SYSTEM_OWNER
+        if kind == "reminder" and rest:
+            return await self._reminder_owner(rest)
+        return SYSTEM_OWNER
+
+    async def _reminder_owner(self, reminder_id: str) -> str:
+        hit = self._reminders.get(reminder_id)
+        if hit is not None:
+            return hit
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(
+                "SELECT user_id FROM reminders WHERE reminder_id = %s", (reminder_id,)
+            )
+            row = await cur.fetchone()
+        if row is None:  # not stored (yet): not cached, so a later payload asks again
+            return SYSTEM_OWNER
+        if len(self._reminders) >= OWNER_CACHE_MAX:
+            self._reminders.clear()
+        self._reminders[reminder_id] = owner = str(row["user_id"])
+        return owner
+
+
+def is_encrypted(payload: Payload) -> bool:
+    return payload.metadata.get("encoding") == ENCODING
+
+
+def payload_key_id(payload: Payload) -> str:
+    return payload.metadata[KEY_ID].decode()
+
+
+def payload_user(payload: Payload) -> str:
+    """The user id written beside an encrypted payload ("" for the system's)."""
+    return payload.metadata.get(USER_ID, b"").decode()
+
+
+class EncryptionCodec(PayloadCodec, WithSerializationContext):
+    """Encrypts every payload under its user's data key; decodes by the key id it carries."""
+
+    def __init__(
+        self, keyring: Keyring, owners: OwnerResolver | None = None, workflow_id: str | None = None
+    ) -> None:
+        self.keyring = keyring
+        self.owners = owners or OwnerResolver(keyring.pool)
+        self.workflow_id = workflow_id
+
+    def with_context(self, context: SerializationContext) -> Self:
+        """The same codec, encoding for the workflow the context names."""
+        workflow_id = None
+        if isinstance(context, (WorkflowSerializationContext, ActivitySerializationContext)):
+            workflow_id = context.workflow_id
+        return type(self)(self.keyring, self.owners, workflow_id)
+
+    async def encode(self, payloads: Sequence[Payload]) -> list[Payload]:
+        owner = await self.owners.owner(self.workflow_id)
+        return await self.encode_for(owner, payloads)
+
+    async def encode_for(self, owner: str, payloads: Sequence[Payload]) -> list[Payload]:
+        """Encrypt under the owner's active key."""
+        key = await self.keyring.active_key(owner)
+        metadata = {"encoding": ENCODING, KEY_ID: key.key_id.encode()}
+        if owner != SYSTEM_OWNER:
+            metadata[USER_ID] = owner.encode()
+        aad = key.key_id.encode()
+        return [
+            Payload(metadata=metadata, data=seal(key.aead, p.SerializeToString(), aad))
+            for p in payloads
+        ]
+
+    async def decode(self, payloads: Sequence[Payload]) -> list[Payload]:
+        return [await self.decode_one(p) for p in payloads]
+
+    async def decode_one(self, payload: Payload) -> Payload:
+        """The original payload; unencrypted ones as they are. KeyDestroyedError when the key is
+        gone, `cryptography.exceptions.InvalidTag` when the bytes were tampered with."""
+        if not is_encrypted(payload):
+            return payload
+        key_id = payload_key_id(payload)
+        key = await self.keyring.key(key_id)
+        decoded = Payload()
+        decoded.ParseFromString(unseal(key.aead, payload.data, key_id.encode()))
+        return decoded
+
+
+def encrypted_data_converter(keyring: Keyring) -> DataConverter:
+    """Memoir's pydantic converter with the encryption codec; failure messages and stack traces
+    travel in encoded attributes, so they are encrypted too."""
+    return dataclasses.replace(
+        pydantic_data_converter,
+        payload_codec=EncryptionCodec(keyring),
+        failure_converter_class=DefaultFailureConverterWithEncodedAttributes,
+    )
+
+
+def keyring_of(converter: DataConverter) -> Keyring | None:
+    """The keyring behind a client's converter, if it encrypts."""
+    codec = converter.payload_codec
+    return codec.keyring if isinstance(codec, EncryptionCodec) else None
+
+
+async def destroy_user_keys(client: Client, pool: Pool, user_id: str) -> int:
+    """Crypto-shred a user: delete their data keys (and drop them from the client's cache)."""
+    keyring = keyring_of(client.data_converter)
+    if keyring is not None:
+        return await keyring.destroy(user_id)
+    return await destroy_keys(pool, user_id)
