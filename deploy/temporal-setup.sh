@@ -5,6 +5,17 @@
 set -eu
 : "${TEMPORAL_ADDRESS:?}" "${TEMPORAL_NAMESPACE:?}"
 
+# The server's frontend says SERVING (2 minutes at most).
+tries=0
+until temporal operator cluster health 2>/dev/null | grep -q SERVING; do
+  tries=$((tries + 1))
+  if [ "$tries" -ge 120 ]; then
+    echo "Temporal at $TEMPORAL_ADDRESS is not serving" >&2
+    exit 1
+  fi
+  sleep 1
+done
+
 if ! temporal operator namespace describe --namespace "$TEMPORAL_NAMESPACE" >/dev/null 2>&1; then
   temporal operator namespace create --namespace "$TEMPORAL_NAMESPACE" --retention 7d
 fi
