@@ -139,7 +139,18 @@ ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
         413: "Body larger than 1 MiB.",
         415: "Body is not JSON.",
         422: "Validation failed; `details` lists each field and reason.",
+        429: "Too many requests with this token; `Retry-After` says in how many seconds to retry.",
     }.items()
+}
+ERROR_RESPONSES[429]["headers"] = {
+    "Retry-After": {
+        "description": "Seconds until a request is allowed.",
+        "schema": {"type": "integer"},
+    }
+}
+# For a route that can conflict with the state of its resource (e.g. an answered request).
+CONFLICT_RESPONSE: dict[int | str, dict[str, Any]] = {
+    409: {"model": ErrorResponse, "description": "Not pending any more (answered or expired)."}
 }
 
 

@@ -10,7 +10,7 @@ from fastapi.responses import HTMLResponse
 
 from api import gateway
 from api.deps import Audit, ClientDep, CurrentUser
-from api.errors import ERROR_RESPONSES, ApiError, not_found
+from api.errors import CONFLICT_RESPONSE, ERROR_RESPONSES, ApiError, not_found
 from api.schemas import AgentInboxAnswer, AnswerAccepted
 from memoir.audit import ACTION_OF_RESPONSE, AuditAction
 from memoir.models import AnswerSource, HitlAnswer, HitlRequest
@@ -35,7 +35,7 @@ def _expired(request: HitlRequest) -> bool:
     return expires_at <= datetime.now(UTC)
 
 
-@router.post("/inbox/{hitl_id}", status_code=status.HTTP_202_ACCEPTED)
+@router.post("/inbox/{hitl_id}", status_code=status.HTTP_202_ACCEPTED, responses=CONFLICT_RESPONSE)
 async def answer_request(
     hitl_id: str,
     response: Annotated[AgentInboxAnswer, Body()],
