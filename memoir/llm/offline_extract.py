@@ -18,15 +18,18 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cache
+from typing import Any
 
 import numpy as np
 
 from memoir.embeddings import Embedder
 from memoir.llm import offline_clauses as grammar
 from memoir.llm import tables
+from memoir.llm._text import swap_words
 from memoir.llm.offline_clauses import Clause, pattern, vocab
 from memoir.llm.offline_facts import Fact, extract_facts, sentences, strip_lead
 from memoir.llm.tables import Examples
+from memoir.memory.requests import TurnMemoryRequest
 from memoir.memory.schemas import MemoryCandidate
 from memoir.memory.speakers import split_speaker
 from memoir.memory.timephrases import TimeFilter, span_phrase, time_filter
@@ -95,23 +98,15 @@ def person_key(key: str | None, speaker: str | None) -> str | None:
     return f"person:{slug}:{key.removeprefix('profile:')}"
 
 
-def read_message(
-    latest: str,
-    earlier: list[str],
-    speaker: str | None,
-    now: datetime | None,
-    timezone: str,
-    embedder: Embedder,
-) -> Reading:
+def read_message(request: TurnMemoryRequest, embedder: Embedder) -> Reading:
     """Every memory of the latest message, and notes on the sentences set aside."""
-    ctx = _Context(speaker, now, timezone)
-    for text in [*earlier, latest]:  # names as said: capitalized inside a sentence, speakers
-        who, body = split_speaker(text)
-        ctx.names |= {
-            n.lower() for n in [who or "", *re.findall(r"(?<=[a-z,;:] )([A-Z][a-z]+)\b", body)] if n
-        }
+    speaker, latest = request.speaker, request.message.strip()
+    ctx = _Context(speaker, request.now, request.timezone)
+    for who, body in map(split_speaker, [*request.earlier, latest]):
+        named = re.findall(r"(?<=[a-z,;:] )([A-Z][a-z]+)\b", body)  # inside a sentence
+        ctx.names |= {n.lower() for n in [who or "", *named] if n}
     ctx.names |= {speaker.lower()} if speaker else set()
-    for turn in earlier:
+    for turn in request.earlier:
         _learn_entities(turn, ctx)
     reading = Reading()
     for raw in sentences(latest):
@@ -309,17 +304,8 @@ def _named_phrase(clause: Clause, ctx: _Context) -> str | None:
 
 def _swap_person(text: str, ctx: _Context, owner_is_subject: bool) -> str:
     """First-person words of the object said about their owner: my → their / Maya's."""
-    mine, them = ("their", "them") if owner_is_subject else (f"{ctx.owner}'s", ctx.owner)
-    swaps = {"my": mine, "our": mine, "mine": "theirs" if owner_is_subject else mine, "me": them}
-    swaps |= {
-        "us": them,
-        "i": "they" if owner_is_subject else ctx.owner,
-        "myself": "themselves",
-        "we": "they",
-    }
-    return re.sub(
-        r"\b(?:my|our|mine|me|us|i|myself|we)\b", lambda m: swaps[m[0].lower()], text, flags=re.I
-    )
+    swaps = vocab()["about_subject" if owner_is_subject else "about_owner"]
+    return swap_words(text, {word: said.format(owner=ctx.owner) for word, said in swaps.items()})
 
 
 def _verb(clause: Clause, *, event: bool = False) -> str:
@@ -327,8 +313,7 @@ def _verb(clause: Clause, *, event: bool = False) -> str:
     "we"; an event's in the simple past ("'ve just started" → "started")."""
     raw = clause.verb_phrase.split()
     words = [
-        grammar.expand_contraction(w, raw[i + 1] if i + 1 < len(raw) else "")
-        for i, w in enumerate(raw)
+        grammar.expand_contraction(w, after) for w, after in zip(raw, [*raw[1:], ""], strict=True)
     ]
     if event:
         words = [w for w in words if not grammar.is_adverb(w) or w.lower() in ("not", "never")]
@@ -336,11 +321,8 @@ def _verb(clause: Clause, *, event: bool = False) -> str:
             words = [grammar.past_form(w) for w in words[1:]]
         return " ".join(words).lower() if words else clause.verb_phrase
     first = next((i for i, w in enumerate(words) if not grammar.is_adverb(w)), None)
-    if (
-        clause.subject.kind in ("speaker", "group")
-        and not clause.subject.partner
-        and first is not None
-    ):
+    mine = clause.subject.kind in ("speaker", "group") and not clause.subject.partner
+    if mine and first is not None:
         words[first] = grammar.third_person_verb(words[first])
     return " ".join(words)
 
@@ -349,15 +331,10 @@ def _verb(clause: Clause, *, event: bool = False) -> str:
 
 
 def _keyed(fact: Fact, ctx: _Context) -> MemoryCandidate:
+    """A keyed fact as a memory of its owner (a named speaker's: "Maya's …", person:maya:…)."""
     summary = re.sub(r"^User\b", ctx.speaker, fact.summary) if ctx.speaker else fact.summary
-    key = person_key(fact.key, ctx.speaker)
-    return MemoryCandidate(
-        category=fact.category,
-        summary=summary,
-        importance=fact.importance,
-        key=key,
-        subject=ctx.owner,
-    )
+    said = {"category": fact.category, "importance": fact.importance, "subject": ctx.owner}
+    return MemoryCandidate(summary=summary, key=person_key(fact.key, ctx.speaker), **said)
 
 
 def _object(clause: Clause, ctx: _Context, window: TimeFilter | None) -> str:
@@ -393,27 +370,24 @@ def _event_window(clause: Clause, ctx: _Context) -> TimeFilter | None:
 
 
 def _event(clause: Clause, subject: str, ctx: _Context) -> MemoryCandidate | None:
+    """A past act of the subject, dated when its time is said, or None when nothing is said of
+    what happened ("Ada decided.", "I adopted one")."""
     window = _event_window(clause, ctx)
     rest = _object(clause, ctx, window)
     first = rest.split()[0].lower() if rest else ""
     if first in vocab()["pronoun_objects"] or not (rest or clause.lemma in vocab()["whole_events"]):
-        return None  # "Ada decided.", "I adopted one": nothing said of what happened
+        return None
     core = f"{subject} {_verb(clause, event=True)}" + (f" {rest}" if rest else "")
-    summary = (
-        f"{span_phrase(window.start, window.end)} {core}."
-        if window
-        else f"{core[:1].upper()}{core[1:]}."
+    summary = _said(core) if window is None else f"{span_phrase(window.start, window.end)} {core}."
+    event = MemoryCandidate(
+        category="event", kind="event", summary=summary, importance=0.6, subject=subject
     )
-    day, phrase = (window.start, window.phrase) if window else (None, None)
-    return MemoryCandidate(
-        category="event",
-        summary=summary,
-        importance=0.6,
-        subject=subject,
-        kind="event",
-        date_iso=day,
-        time_phrase=phrase,
-    )
+    return event if window is None else event.model_copy(update=_dated(window))
+
+
+def _dated(window: TimeFilter) -> dict[str, Any]:
+    """An event's date and the words that said it."""
+    return {"date_iso": window.start, "time_phrase": window.phrase}
 
 
 def _attribute(clause: Clause, subject: str, ctx: _Context) -> MemoryCandidate | None:
@@ -431,12 +405,12 @@ def _attribute(clause: Clause, subject: str, ctx: _Context) -> MemoryCandidate |
         return None
     if clause.copula and not _DETERMINED.search(rest):
         return None
-    core = f"{subject} {_verb(clause)} {rest}"
+    summary = _said(f"{subject} {_verb(clause)} {rest}")
     pet = any(e.phrase == subject and e.kind == "pet" for e in ctx.entities.values())
     category = "pet" if pet else "profile" if subject == ctx.owner else "relationship"
-    return MemoryCandidate(
-        category=category,
-        summary=f"{core[:1].upper()}{core[1:]}.",
-        importance=0.55,
-        subject=subject,
-    )
+    return MemoryCandidate(category=category, summary=summary, importance=0.55, subject=subject)
+
+
+def _said(core: str) -> str:
+    """A summary's sentence: its first letter capitalized, a full stop at its end."""
+    return f"{core[:1].upper()}{core[1:]}."

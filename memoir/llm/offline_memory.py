@@ -44,8 +44,7 @@ def _reading(request: TurnMemoryRequest, embedder: Embedder) -> Reading:
     key = (request.model_dump_json(), id(embedder))
     reading = _READ.get(key)
     if reading is None:
-        said = (request.message.strip(), request.earlier, request.speaker, request.now)
-        reading = read_message(*said, request.timezone, embedder)
+        reading = read_message(request, embedder)
         _READ.clear()  # only the last message is asked about twice
         _READ[key] = reading
     return reading
