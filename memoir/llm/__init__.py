@@ -12,7 +12,7 @@ from langchain_core.language_models import BaseChatModel, LanguageModelInput
 from langchain_core.runnables import Runnable, RunnableLambda
 from pydantic import BaseModel
 
-from memoir.llm.offline import OfflineChatModel, register_offline_skill
+from memoir.llm.offline import OfflineChatModel
 from memoir.llm.scripted import ScriptedCall, ScriptedChatModel, ScriptExhausted
 
 if TYPE_CHECKING:
@@ -25,7 +25,6 @@ __all__ = [
     "ScriptedCall",
     "ScriptedChatModel",
     "get_chat_model",
-    "register_offline_skill",
     "structured",
 ]
 
@@ -61,28 +60,9 @@ def get_chat_model(settings: Settings) -> BaseChatModel:
     if settings.llm_provider == "offline":
         from memoir.embeddings import get_embedder
 
-        return OfflineChatModel(embedder=_LazyEmbedder(lambda: get_embedder(settings)))
+        # Built on first use: the offline model may never need one.
+        return OfflineChatModel(embedder_factory=lambda: get_embedder(settings))
     raise LLMConfigError(f"unknown MEMOIR_LLM_PROVIDER {settings.llm_provider!r}")
-
-
-class _LazyEmbedder:
-    """Builds the configured embedder on first use (the offline model may never need one)."""
-
-    def __init__(self, factory: Any) -> None:
-        self._factory = factory
-        self._embedder: Any = None
-
-    def _get(self) -> Any:
-        if self._embedder is None:
-            self._embedder = self._factory()
-        return self._embedder
-
-    @property
-    def dim(self) -> int:
-        return int(self._get().dim)
-
-    def embed(self, texts: list[str]) -> list[list[float]]:
-        return cast(list[list[float]], self._get().embed(texts))
 
 
 def _strict_compatible(schema: type[BaseModel]) -> bool:

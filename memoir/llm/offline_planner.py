@@ -74,16 +74,8 @@ def _operation(intent: str, steps: list[PlanStep], why: str, risk: str = "low") 
     """An operation; side-effecting tools need approval at medium risk or more."""
     ok = any(s.capability.startswith(APPROVAL) for s in steps)
     risk = "medium" if ok and risk == "low" else risk
-    return Plan.model_validate(
-        {
-            "intent": intent,
-            "confidence": 0.9,
-            "risk": risk,
-            "needs_approval": ok,
-            "steps": steps,
-            "reasoning": why,
-        }
-    )
+    fields = {"intent": intent, "risk": risk, "needs_approval": ok, "steps": steps}
+    return Plan.model_validate({**fields, "confidence": 0.9, "reasoning": why})
 
 
 def _missing(intent: str, fields: list[str], question: str, why: str) -> Plan:
@@ -307,18 +299,14 @@ class OfflinePlanner:
             value = self._slot(how, raw)
             values[slot] = "" if str(value).lower() in PRONOUNS else value
             if how.get("time"):
-                values[f"{slot}_text"] = (
-                    _fmt(datetime.fromisoformat(value), self.tz) if value else ""
-                )
+                values[f"{slot}_text"] = value and _fmt(datetime.fromisoformat(value), self.tz)
             if how.get("required") and not values[slot]:
                 return None
         fill = {k: v.format(**values) for k, v in tpl.items() if isinstance(v, str)}
         for ask in tpl.get("asks", []):
             if not any(values[s] for s in ask["empty"]):
-                question = ask["question"].format(**values)
-                return _missing(
-                    fill["intent"], ask["fields"], question, f"Missing: {ask['fields']}."
-                )
+                question, why = ask["question"].format(**values), f"Missing: {ask['fields']}."
+                return _missing(fill["intent"], ask["fields"], question, why)
         args = {
             k: values[v[1:-1]] if re.fullmatch(r"\{\w+\}", str(v)) else v
             for k, v in tpl.get("args", {}).items()
@@ -461,81 +449,55 @@ class OfflinePlanner:
             "attendees": attendees + extra,
         }
         why = f"“{title}” at {start.isoformat()} for {minutes} minutes ({source}).{moved}"
-        why += (
-            f" Default attendees from the calendar preferences: {', '.join(extra)}."
-            if extra
-            else ""
-        )
+        if extra:
+            why += f" Default attendees from the calendar preferences: {', '.join(extra)}."
         step = _step("calendar.schedule", args, f"Schedule “{title}” at {_fmt(start)}")
         if not check:
             return [step], why + " Calendar changes need approval."
-        day = start.replace(hour=0, minute=0, second=0, microsecond=0)
-        window = {
-            "start": max(day, self.now).isoformat(),
-            "end": (day + timedelta(days=1)).isoformat(),
-        }
-        first = _step("calendar.availability", window, f"Check your calendar on {start:%a %d %b}")
         step = step.model_copy(update={"id": "s2", "depends_on": ["s1"]})
-        return [first, step], why + " The calendar is checked first; the event needs approval."
+        why += " The calendar is checked first; the event needs approval."
+        return [self._availability(start), step], why
+
+    def _availability(self, day: datetime) -> PlanStep:
+        """A calendar.availability step over the day of `day`, from now on."""
+        day = day.replace(hour=0, minute=0, second=0, microsecond=0)
+        start = max(day, self.now.replace(second=0, microsecond=0))
+        window = {"start": start.isoformat(), "end": (day + timedelta(days=1)).isoformat()}
+        return _step("calendar.availability", window, f"Check your calendar on {day:%a %d %b}")
 
     def _schedule_from_email(self, text: str, why: str) -> Plan | None:
         email = self.req.email
         assert email is not None
         if (when := self._when(email.body) or self._when(email.subject)) is None:
             return None
-        purpose = next(
-            (m[1] for p in _data("drafts")["purpose"] if (m := re.search(p, text, I))), ""
-        )
-        title = sentence(_clean(purpose) or normalize_subject(email.subject) or "Meeting").rstrip(
-            "."
-        )
+        found = (m[1] for p in _data("drafts")["purpose"] if (m := re.search(p, text, I)))
+        topic = _clean(next(found, "")) or normalize_subject(email.subject) or "Meeting"
+        title = sentence(topic).rstrip(".")
         steps, how = self._schedule(title, when, email.body, [email_address(email.author)], True)
-        return _operation(
-            f"schedule {title}",
-            steps,
-            f"{why} It asks for a meeting at a time and the calendar is connected: {how}",
-        )
+        why += f" It asks for a meeting at a time and the calendar is connected: {how}"
+        return _operation(f"schedule {title}", steps, why)
 
     def _calendar_schedule(self, text: str, groups: dict[str, str]) -> Plan:
-        cleaned = re.sub(
-            r"\bfor\s+(?:\d+|an?|one|two|half an)\s*(?:minutes?|mins?|hours?|hrs?|h)\b",
-            "",
-            text,
-            flags=I,
-        )
-        noun = re.search(
-            r"\b(?:meeting|call|sync|1:1|lunch|coffee|interview|catch[- ]?up|demo)\b", cleaned, I
-        )
-        who = re.search(
-            r"\bwith\s+(?P<w>[A-Z][\w'-]*(?:(?:\s*,\s*|\s+and\s+|\s+&\s+)[A-Z][\w'-]*)*)", cleaned
-        )
-        attendees = re.split(r"\s*,\s*|\s+and\s+|\s+&\s+", who["w"]) if who else []
-        about = re.search(
-            r"\b(?:about|to discuss|regarding|re:?|on the topic of)\s+(.+)$", cleaned, I
-        )
+        spec = _data("intents")["calendar"]
+        cleaned = re.sub(spec["length"], "", text, flags=I)
+        noun, about = re.search(spec["noun"], cleaned, I), re.search(spec["about"], cleaned, I)
+        who = re.search(spec["with"], cleaned)  # names are capitalised: case-sensitive
+        attendees = re.split(spec["and"], who["w"]) if who else []
         name = noun[0].lower() if noun else "meeting"
         title = (_clean(strip_when(about[1])) if about else "") or (
             f"{name.capitalize()} with {' and '.join(attendees)}" if attendees else name
         )
         title = sentence(title).rstrip(".")
         if (when := self._when(cleaned)) is None:
-            return _missing(
-                f"schedule {title}",
-                ["when"],
-                f"When should I schedule “{title}”?",
-                f"“{title}” has no time.",
-            )
+            ask = f"When should I schedule “{title}”?"
+            return _missing(f"schedule {title}", ["when"], ask, f"“{title}” has no time.")
         steps, why = self._schedule(title, when, text, attendees, False)
         return _operation(f"schedule {title}", steps, why)
 
     def _calendar_availability(self, text: str, groups: dict[str, str]) -> Plan:
-        day = (self._when(text) or self.now).replace(hour=0, minute=0, second=0, microsecond=0)
-        start = max(day, self.now.replace(second=0, microsecond=0))
-        window = {"start": start.isoformat(), "end": (day + timedelta(days=1)).isoformat()}
-        step = _step("calendar.availability", window, f"Check your calendar on {day:%a %d %b}")
-        return _operation(
-            "check availability", [step], f"The user asks about their calendar on {day:%Y-%m-%d}."
-        )
+        day = self._when(text) or self.now
+        why = f"The user asks about their calendar on {day:%Y-%m-%d}."
+        return _operation("check availability", [self._availability(day)], why)
 
 
 def _complete(plan: Plan) -> bool:
@@ -563,10 +525,7 @@ def _subject(action: LatestAction) -> str:
     """What a latest action is about: its quoted text, or its summary without the verb."""
     if quoted := re.search(r"[\"“']([^\"”']+)[\"”']", action.summary):
         return quoted[1].strip()
-    verb = (
-        r"^(?:created|set|scheduled|sent|added|booked|updated|moved)?\s*(?:a\s+)?"
-        r"(?:reminder|event|meeting|email)?\s*(?:to|:|for|about)?\s*"
-    )
+    verb = _data("intents")["referential"]["summary_verb"]
     return _clean(strip_when(re.sub(verb, "", action.summary, flags=I))) or action.summary
 
 

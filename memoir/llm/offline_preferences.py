@@ -44,17 +44,11 @@ class Learned:
     why: str
 
 
-_SPLIT = re.compile(
-    r"""(?P<quoted>"[^"]*"|“[^”]*”)|[.!?;]+\s+|,?\s+(?:and|but|also|then|plus)\s+(?=(?:\S+\s+){2}\S)"""
-    r"|,\s+(?=[a-z])"
-)
-
-
 def clauses(text: str) -> list[str]:
-    """The clauses of feedback: cut at sentence ends, ";", "and/but/also …" before a clause of
-    three words or more, and commas before a lower-case word, never inside quotes."""
+    """The clauses of feedback: cut where the table's `clauses` pattern matches (sentence ends,
+    ";", "and/but/also …" before a clause, commas before a lower-case word), never in quotes."""
     parts, start = [], 0
-    for m in _SPLIT.finditer(text):
+    for m in re.finditer(_table()["clauses"], text):
         if m.group("quoted") is None:
             parts.append(text[start : m.start()])
             start = m.end()

@@ -9,13 +9,13 @@
 Structured calls consume `responses[schema name]` in order (instances, dicts validated into the
 schema, exceptions raised, or callables given the messages); plain calls consume `replies`.
 When a script runs out, the call goes to an `OfflineChatModel` (`on_exhausted="fallback"`, the
-default) or raises `ScriptExhausted` (`on_exhausted="raise"`). `calls` lists what the model saw.
+default: typed providers then answer offline, a plain call is answered as conversation) or raises
+`ScriptExhausted` (`on_exhausted="raise"`). `calls` lists what the model saw.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -27,7 +27,7 @@ from langchain_core.runnables import Runnable, RunnableLambda
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 
 from memoir.llm._text import message_text
-from memoir.llm.offline import OfflineChatModel
+from memoir.llm.offline import NO_STRUCTURED_OUTPUT, OfflineChatModel
 
 __all__ = ["ScriptExhausted", "ScriptedCall", "ScriptedChatModel"]
 
@@ -172,7 +172,9 @@ class ScriptedChatModel(BaseChatModel):
             self.record(name, messages)
             found, item = self._next(name, self.responses.get(name, []), f"{name} response")
             if not found:
-                return self.fallback_model().structured_output(messages, model_cls)
+                raise NotImplementedError(
+                    f"no scripted {name} response left; {NO_STRUCTURED_OUTPUT}"
+                )
             return _as_instance(item, model_cls, messages)
 
         return RunnableLambda(run, name=f"scripted_{name}")
@@ -182,13 +184,9 @@ def _as_instance(item: Any, schema: type[BaseModel], messages: list[BaseMessage]
     if isinstance(item, BaseException):
         raise item
     if callable(item) and not isinstance(item, BaseModel | type):
-        item = _call(item, messages)
+        item = item(messages)
     if isinstance(item, schema):
         return item
     if isinstance(item, BaseModel):
         return schema.model_validate(item.model_dump())
     return schema.model_validate(item)
-
-
-def _call(fn: Callable[[list[BaseMessage]], Any], messages: list[BaseMessage]) -> Any:
-    return fn(messages)
