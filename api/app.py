@@ -12,6 +12,7 @@ from api.health import health
 from api.routes import audit, codec, inbox, me, memories, messages, preferences, turns
 from api.schemas import Health
 from memoir.db import migrate, open_pool
+from memoir.logging_hygiene import install as install_log_hygiene
 from memoir.settings import Settings, get_settings
 from memoir.stores import Stores
 from memoir.telemetry import instrument_app
@@ -64,6 +65,7 @@ def create_app(
         lifespan=_lifespan,
     )
     app.state.settings = settings or get_settings()
+    install_log_hygiene(app.state.settings.log_content)
     app.state.client = client
     app.state.stores = stores
     install_error_handlers(app)

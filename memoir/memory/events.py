@@ -15,6 +15,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from memoir.logging_hygiene import Scrubbed, safe_fields
+
 __all__ = [
     "COUNTER_OF_EVENT",
     "COUNTERS",
@@ -63,6 +65,15 @@ COUNTER_OF_EVENT: Final = {
     EPISODIC_SKIP: "episodic_skips",
 }
 
+# Event fields logged as they are (ids, stages, decisions, categories); every string of any
+# other field (summaries, keys, reasoning, messages) is redacted unless MEMOIR_LOG_CONTENT is on.
+LOGGED_AS_IS: Final = frozenset(
+    {
+        "user_id", "turn_id", "memory_id", "replaced_id", "merged_into", "stage", "decision",
+        "should_create", "category", "by", "status", "mode", "kind", "day", "date_iso",
+    }
+)  # fmt: skip
+
 _counts: Counter[str] = Counter()
 _lock = threading.Lock()
 
@@ -105,8 +116,9 @@ class EventLog:
     def emit(self, name: str, **fields: Any) -> None:
         """Log `name` with `fields`, bump its counter, and remember it."""
         payload = {"user_id": self.user_id, "turn_id": self.turn_id, **fields}
-        text = " ".join(f"{k}={_render(v)}" for k, v in payload.items() if v not in (None, ""))
-        logger.info("%s %s", name, text, extra={"event": name, "fields": payload})
+        logged = safe_fields(payload, LOGGED_AS_IS)
+        text = " ".join(f"{k}={_render(v)}" for k, v in logged.items() if v not in (None, ""))
+        logger.info("%s %s", name, Scrubbed(text), extra={"event": name, "fields": logged})
         counted = COUNTER_OF_EVENT.get(name)
         if counted is not None:
             with _lock:

@@ -6,6 +6,7 @@ from datetime import date, timedelta
 
 import pytest
 
+from memoir import logging_hygiene
 from memoir.llm import OfflineChatModel, ScriptedChatModel
 from memoir.memory import events
 from memoir.memory.models import Memory, MemoryKind
@@ -316,12 +317,36 @@ async def test_every_decision_is_logged_with_its_fields(
     user: UserProfile,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    with caplog.at_level("INFO", logger="memoir.memory"):
-        await make_engine(offline).hotpath(turn(user, "my dog Luna is 3"))
+    before = logging_hygiene.content_logging()
+    logging_hygiene.set_content_logging(True)  # the key is content: logged only for debugging
+    try:
+        with caplog.at_level("INFO", logger="memoir.memory"):
+            await make_engine(offline).hotpath(turn(user, "my dog Luna is 3"))
+    finally:
+        logging_hygiene.set_content_logging(before)
     records = [r for r in caplog.records if getattr(r, "event", None) == "memory.create"]
     assert len(records) == 1
     fields = records[0].fields  # type: ignore[attr-defined]
     assert fields["key"] == "profile:pet:luna:age" and fields["user_id"] == user.user_id
+
+
+async def test_a_decision_is_logged_without_its_content_by_default(
+    make_engine: EngineFactory,
+    offline: OfflineChatModel,
+    user: UserProfile,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    before = logging_hygiene.content_logging()
+    logging_hygiene.set_content_logging(False)
+    try:
+        with caplog.at_level("INFO", logger="memoir.memory"):
+            await make_engine(offline).hotpath(turn(user, "my dog Luna is 3"))
+    finally:
+        logging_hygiene.set_content_logging(before)
+    [record] = [r for r in caplog.records if getattr(r, "event", None) == "memory.create"]
+    fields = record.fields  # type: ignore[attr-defined]
+    assert fields["user_id"] == user.user_id
+    assert "luna" not in f"{record.getMessage()} {fields}".lower()
 
 
 # ----- several memories per message, events, subjects -----------------------------------------
