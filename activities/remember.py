@@ -73,11 +73,16 @@ class RememberActivities:
 
     @activity.defn(name=names.DELIVER_REMINDER)
     async def deliver_reminder(self, due: ReminderDue) -> bool:
-        """Deliver once: only a reminder still pending is delivered (completed ones are skipped)."""
+        """Deliver once: only a reminder still pending is delivered (completed ones are skipped).
+
+        A retry after the reminder was marked delivered (the worker died before saying it)
+        says it now: the message is keyed by the reminder, so it is stored once either way."""
         stores = self._deps.stores
         delivered = await stores.reminders.mark_delivered(due.reminder_id)
         if delivered is None:
-            return False
+            current = await stores.reminders.get(due.user_id, due.reminder_id)
+            if current is None or current.status != "delivered":
+                return False
         await stores.interactions.save_interaction(
             key=f"reminder:{due.reminder_id}",
             user_id=due.user_id,

@@ -21,6 +21,7 @@ async def submit_message(
             thread_id=message.thread_id,
             channel=message.channel,
             hitl_ttl_seconds=settings.hitl_ttl_seconds,
+            heartbeat_seconds=settings.activity_heartbeat_seconds,
             idle_hours=settings.thread_idle_hours,
             max_replans=settings.max_replans,
             turns_per_run=settings.thread_turns_per_run,

@@ -1,12 +1,13 @@
 """The Memoir worker: every workflow and activity on one task queue."""
 
 import logging
+from collections.abc import Sequence
 
 from langchain_core.language_models import BaseChatModel
 from temporalio.client import Client
 from temporalio.common import WorkflowIDReusePolicy
 from temporalio.exceptions import WorkflowAlreadyStartedError
-from temporalio.worker import UnsandboxedWorkflowRunner, Worker
+from temporalio.worker import Interceptor, UnsandboxedWorkflowRunner, Worker
 from temporalio.worker.workflow_sandbox import SandboxedWorkflowRunner
 
 from activities import Deps, all_activities
@@ -27,15 +28,20 @@ from memoir.tools import (
     ToolRegistry,
 )
 from temporal.client import connect, open_keyring
+from temporal.heartbeat import HeartbeatInterceptor
 from workflows import ALL_WORKFLOWS
 
 log = logging.getLogger(__name__)
 
 
-def reminder_scheduler(client: Client, task_queue: str) -> ScheduleReminder:
+def reminder_scheduler(
+    client: Client, task_queue: str, heartbeat_seconds: float | None = None
+) -> ScheduleReminder:
     """Start a reminder's durable timer; a retry finds it started (its id is the reminder's)."""
 
     async def schedule(due: ReminderDue) -> None:
+        if heartbeat_seconds is not None:
+            due = due.model_copy(update={"heartbeat_seconds": heartbeat_seconds})
         try:
             await client.start_workflow(
                 names.REMINDER_WORKFLOW,
@@ -62,7 +68,9 @@ def build_deps(
         llm=model,
         tools=ToolRegistry.from_stores(
             stores,
-            schedule_reminder=reminder_scheduler(client, settings.task_queue),
+            schedule_reminder=reminder_scheduler(
+                client, settings.task_queue, settings.activity_heartbeat_seconds
+            ),
             email=EmailTool(settings, stores.contacts),
             calendar=CalendarTool(
                 settings.caldav_url, settings.caldav_username, settings.caldav_password
@@ -73,8 +81,18 @@ def build_deps(
     )
 
 
-def build_worker(client: Client, deps: Deps, task_queue: str, *, sandboxed: bool = True) -> Worker:
+def build_worker(
+    client: Client,
+    deps: Deps,
+    task_queue: str,
+    *,
+    sandboxed: bool = True,
+    interceptors: Sequence[Interceptor] = (),
+) -> Worker:
     """The worker; `sandboxed=False` runs workflow code outside the SDK's sandbox.
+
+    Activities heartbeat in the background (`HeartbeatInterceptor`), so a killed worker's
+    activity is retried elsewhere within its heartbeat timeout; `interceptors` come after it.
 
     The sandbox re-creates the workflow's modules for every run and proxies what workflow code
     touches: with a turn a run, that is about 20 ms of worker CPU and 20-25 ms of latency per
@@ -88,7 +106,7 @@ def build_worker(client: Client, deps: Deps, task_queue: str, *, sandboxed: bool
         workflows=ALL_WORKFLOWS,
         activities=all_activities(deps),
         max_concurrent_activities=50,
-        interceptors=tracing_interceptors(client),
+        interceptors=[HeartbeatInterceptor(), *tracing_interceptors(client), *interceptors],
         workflow_runner=SandboxedWorkflowRunner() if sandboxed else UnsandboxedWorkflowRunner(),
     )
 

@@ -21,5 +21,6 @@ class ReminderWorkflow:
             due,
             result_type=bool,
             start_to_close_timeout=timedelta(seconds=30),
+            heartbeat_timeout=timedelta(seconds=due.heartbeat_seconds),
             summary=f"deliver reminder: {due.text[:80]}",
         )

@@ -180,6 +180,7 @@ class ThreadWorkflow:
                     message=message,
                     hitl_ttl_seconds=self._input.hitl_ttl_seconds,
                     max_replans=self._input.max_replans,
+                    heartbeat_seconds=self._input.heartbeat_seconds,
                 ),
                 id=turn_id,
                 result_type=TurnResult,

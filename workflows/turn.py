@@ -613,6 +613,7 @@ class AgentTurnWorkflow:
                 arg,
                 result_type=result_type,
                 start_to_close_timeout=timeout,
+                heartbeat_timeout=self._heartbeat_timeout(),
                 retry_policy=LLM_RETRY,
                 summary=summary[:200],
             )
@@ -623,10 +624,16 @@ class AgentTurnWorkflow:
                 arg,
                 result_type=result_type,
                 start_to_close_timeout=timeout,
+                heartbeat_timeout=self._heartbeat_timeout(),
                 retry_policy=round_policy(round_),
                 summary=summary[:200],
             ),
         )
+
+    def _heartbeat_timeout(self) -> timedelta:
+        """How long an activity may go without a heartbeat before the server retries it (a
+        killed worker's attempt is retried within this; the worker heartbeats for it)."""
+        return timedelta(seconds=self._input.heartbeat_seconds)
 
     async def _local_activity(self, name: str, arg: Any, result_type: Any, summary: str) -> Any:
         """A short, idempotent store read or write, run in the workflow task's worker (no

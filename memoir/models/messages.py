@@ -71,6 +71,7 @@ class ThreadInput(BaseModel):
     thread_id: str
     channel: Channel = Channel.CHAT
     hitl_ttl_seconds: int = 300
+    heartbeat_seconds: float = 15.0
     idle_hours: float = 12.0
     max_replans: int = 3
     turns_per_run: int = Field(500, gt=0, description="Continue-as-new after this many turns.")

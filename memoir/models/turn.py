@@ -20,6 +20,7 @@ class TurnInput(BaseModel):
     message: IncomingMessage
     hitl_ttl_seconds: int = 300
     max_replans: int = 3
+    heartbeat_seconds: float = 15.0  # an activity's heartbeat timeout (see temporal.heartbeat)
 
 
 class TurnStatus(StrEnum):
@@ -218,6 +219,7 @@ class ReminderDue(BaseModel):
     thread_id: str
     text: str
     due_at: datetime
+    heartbeat_seconds: float = 15.0
 
 
 ResolveRequest.model_rebuild()
