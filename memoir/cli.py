@@ -277,6 +277,7 @@ def users_create(
             user, token = await stores.users.create_user(
                 name, timezone=timezone, capabilities=capability or ["reminders"]
             )
+            await _audit_cli(stores, user.user_id, "issue_token", "token")
         console.print(f"user {user.user_id} ({', '.join(user.capabilities)})")
         print(token)
 
@@ -293,6 +294,14 @@ def users_list() -> None:
                 console.print(f"{user.user_id}\t{user.name}\t{user.timezone}\t{user.capabilities}")
 
     _run(show())
+
+
+async def _audit_cli(stores: "Stores", user_id: str, action: str, kind: str) -> None:
+    """The audit log's entry for a change made from the CLI (by the operator: 'system')."""
+    from memoir.audit import AuditAction, AuditLog
+
+    log = AuditLog(stores.pool)
+    await log.record(user_id, AuditAction(action), kind, actor="system", via="cli")
 
 
 def _change_capabilities(user_id: str, names: list[str], *, connect: bool) -> None:
@@ -314,6 +323,7 @@ def _change_capabilities(user_id: str, names: list[str], *, connect: bool) -> No
             else:
                 caps = [c for c in user.capabilities if c not in names]
             user = await stores.users.set_capabilities(user_id, caps)
+            await _audit_cli(stores, user_id, "change", "capabilities")
         console.print(f"user {user.user_id} ({', '.join(user.capabilities) or 'none'})")
 
     _run(change())

@@ -1,13 +1,16 @@
 """`memoir users connect / disconnect` against the test database (like `users create`)."""
 
+import asyncio
 import re
 from collections.abc import Iterator
 
 import pytest
 from typer.testing import CliRunner
 
+from memoir.audit import AuditLog
 from memoir.cli import app
 from memoir.settings import get_settings
+from memoir.stores import Stores
 
 
 @pytest.fixture
@@ -47,3 +50,17 @@ def test_unknown_capability_or_user_is_refused(cli: CliRunner) -> None:
     missing = cli.invoke(app, ["users", "connect", "nobody-000000", "email"])
     assert missing.exit_code == 2
     assert "nobody-000000" in missing.output
+
+
+async def test_cli_changes_are_in_the_users_audit_log(cli: CliRunner, stores: Stores) -> None:
+    created = await asyncio.to_thread(cli.invoke, app, ["users", "create", "Dora"])
+    match = re.search(r"user (\S+) \(reminders\)", created.output)
+    assert match, created.output
+    user_id = match.group(1)
+    connected = await asyncio.to_thread(cli.invoke, app, ["users", "connect", user_id, "email"])
+    assert connected.exit_code == 0, connected.output
+    entries = await AuditLog(stores.pool).entries(user_id)
+    assert [(e.action, e.resource_kind, e.actor, e.via) for e in entries] == [
+        ("change", "capabilities", "system", "cli"),
+        ("issue_token", "token", "system", "cli"),
+    ]
