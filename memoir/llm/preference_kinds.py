@@ -4,12 +4,8 @@ The texts stay free prose a person can edit; `read_response_style` and `read_cal
 read the common kinds from them (sign-off and tone of emails; meeting length, hours and days to
 avoid, default attendees) with the declarative rules of `memoir/data/planner_preferences.yaml`.
 The offline planner honours what they read, and the offline preference learner checks with them
-that the lines it writes are understood. Canonical lines:
-
-    Sign off emails with "Best, Sam".        Write emails in a warm tone.
-    Meetings last 45 minutes.                Avoid meetings before 10:00.
-    Avoid meetings after 17:00.              Avoid meetings on Fridays.
-    Invite dana@example.com to meetings by default.
+that the lines it writes (the `line` forms of `memoir/data/preference_examples.yaml`, such as
+`Meetings last 45 minutes.`) are understood.
 """
 
 from __future__ import annotations

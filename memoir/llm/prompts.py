@@ -5,16 +5,8 @@ rendered messages. Triage (seed 000 router), the preference updater (seed 000 `u
 the reply writer (seed 002), drafts (seed 004) and the memory calls (seeds 001, 003) are rendered
 from typed requests by `memoir.triage`, `memoir.preference_update`, `memoir.responder`,
 `memoir.drafting` and `memoir.memory.llm_calls`; the offline provider reads the requests.
-
-Planner (seed 002 PlannerNode)
-    system: `PLANNER_SYSTEM_PROMPT`: rules, the tool list, then `## ` sections: Connected
-    Capabilities, Profile ("Name:", "Language:", profile line), Memory (bullets), Preferences
-    (response and calendar preference texts), Latest Actions (`render_latest_actions`, newest
-    first), Now (now line, "ISO:", "Timezone:").
-    user: `PLANNER_USER_PROMPT`: `## Recent Messages` ("- user: …"), `## Replying To`,
-    `## Feedback` (one "- …" line per human answer, see `respond_feedback`,
-    `clarification_feedback`, `approval_feedback`), and last `## Request` (the message, or
-    `EMAIL_REQUEST_PREFIX` + the email's markdown when an email must be answered).
+The planner's (seed 002 PlannerNode) is rendered by `memoir.planner` with the helpers below
+(its sections are described in the YAML).
 """
 
 from __future__ import annotations
