@@ -7,6 +7,7 @@ import pytest
 from langchain_openai import ChatOpenAI
 from pydantic import SecretStr
 
+from memoir.embeddings import EmbeddingConfigError
 from memoir.llm import LLMConfigError, OfflineChatModel, get_chat_model, structured
 from memoir.models import Plan, TriageDecision
 from memoir.settings import Settings
@@ -37,6 +38,19 @@ def test_openai_with_key_builds_chat_openai_from_settings() -> None:
 
 def test_offline_provider_needs_no_key() -> None:
     assert isinstance(get_chat_model(settings(llm_provider="offline")), OfflineChatModel)
+
+
+def test_offline_provider_builds_the_configured_embedder_on_first_use() -> None:
+    offline = settings(llm_provider="offline", embedding_provider="openai", openai_api_key=None)
+    llm = get_chat_model(offline)
+    assert isinstance(llm, OfflineChatModel)
+    with pytest.raises(EmbeddingConfigError, match="OPENAI_API_KEY"):
+        llm.get_embedder()
+
+
+def test_offline_model_gives_no_structured_output_for_a_prompt() -> None:
+    with pytest.raises(NotImplementedError, match="typed requests"):
+        structured(OfflineChatModel(), Plan)
 
 
 def fake_openai(content: dict[str, object], seen: list[dict[str, object]]) -> ChatOpenAI:

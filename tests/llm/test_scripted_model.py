@@ -50,6 +50,12 @@ def test_exhausted_script_falls_back_to_the_offline_model(
     assert len(llm.calls) == 1
 
 
+def test_exhausted_structured_script_names_the_typed_providers() -> None:
+    llm = ScriptedChatModel()
+    with pytest.raises(NotImplementedError, match="no scripted Plan response left"):
+        structured(llm, Plan).invoke("x")
+
+
 def test_scripted_exception_is_raised_for_that_call() -> None:
     llm = ScriptedChatModel(responses={"Plan": [TimeoutError("slow model")]})
     with pytest.raises(TimeoutError):
