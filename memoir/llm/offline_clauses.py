@@ -105,21 +105,13 @@ def _is_participle(word: str) -> bool:
 
 
 def _lemma(word: str) -> str:
-    w = word.lower()
-    if w in _PAST_OF or w in _PARTICIPLE_OF:
-        return _PAST_OF.get(w) or _PARTICIPLE_OF[w]
-    known = V["event_verbs"] | V["opinion_verbs"] | set(_FORMS)
-    lemma = next((c for c in sorted(lemma_candidates(w), key=len) if c in known), None)
-    if lemma:
+    """A verb form's lemma: irregular, else of a verb list, else by its ending."""
+    w, known = word.lower(), V["event_verbs"] | V["opinion_verbs"] | set(_FORMS)
+    listed = next((c for c in sorted(lemma_candidates(w), key=len) if c in known), None)
+    if lemma := _PAST_OF.get(w) or _PARTICIPLE_OF.get(w) or listed:
         return lemma
-    if w.endswith(("ied", "ies")):
-        return w[:-3] + "y"
-    if w.endswith("ed"):
-        return w[:-2] if not w[:-2].endswith(("at", "iv", "ov", "ag", "rs")) else w[:-1]
-    if w.endswith(("ches", "shes", "sses", "xes", "zes", "oes")):
-        return w[:-2]
-    if w.endswith("s") and not w.endswith("ss"):
-        return w[:-1]
+    if ending := next((e for e in V["lemma_endings"] if w.endswith(e)), None):
+        return w[: -len(ending)] + V["lemma_endings"][ending]
     return (w[:-4] if w[-4] == w[-5] else w[:-3]) if w.endswith("ing") and len(w) > 5 else w
 
 
