@@ -5,9 +5,12 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 # docker-compose (Debian's 1.29.2, unpacked into the venv): `make test` validates docker-compose.yml.
 COMPOSE := $(BIN)/docker-compose
+# Debian's chromium: tests/browser drive it with Playwright (never `playwright install`).
+CHROMIUM := /usr/bin/chromium
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: demo test dev install lint typecheck histories replay bench-memory bench-turns bench-hitl \
-	eval-recall eval-triage clean
+	eval-recall eval-triage clean chromium
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -21,13 +24,23 @@ $(COMPOSE): deploy/install-compose.sh | $(STAMP)
 
 install: $(STAMP) $(COMPOSE)
 
+# Installs Debian's chromium when neither MEMOIR_CHROMIUM nor /usr/bin/chromium is there.
+chromium:
+	@command -v "$${MEMOIR_CHROMIUM:-$(CHROMIUM)}" >/dev/null || { \
+	  echo "tests/browser drive Debian's chromium, which is missing: apt-get install -y chromium"; \
+	  $(SUDO) apt-get install -y chromium \
+	  || { $(SUDO) apt-get update && $(SUDO) apt-get install -y chromium; } \
+	  || { echo "Could not install chromium: install Debian's chromium package" \
+	       "(apt-get install -y chromium) or set MEMOIR_CHROMIUM to a chromium binary." >&2; \
+	       exit 1; }; }
+
 demo: $(STAMP)
 	$(BIN)/memoir demo
 
 dev: $(STAMP)
 	$(BIN)/memoir dev
 
-test: $(STAMP) $(COMPOSE)
+test: $(STAMP) $(COMPOSE) chromium
 	$(BIN)/memoir doctor
 	$(BIN)/ruff check .
 	$(BIN)/mypy memoir workflows activities api temporal
