@@ -145,9 +145,8 @@ def _read_sentence(raw: str, ctx: _Context, reading: Reading) -> None:
     quoted = f"“{raw if len(raw) <= 80 else raw[:79] + '…'}”"
     standing = _STANDING.search(sentence) is not None and ctx.speaker is None
     if not standing and (sentence.endswith("?") or _QUESTION.match(sentence)):
-        about = (
-            " about the assistant (meta/capability)" if _ABOUT_ASSISTANT.search(sentence) else ""
-        )
+        meta = _ABOUT_ASSISTANT.search(sentence) is not None
+        about = " about the assistant (meta/capability)" if meta else ""
         reading.notes.append(f"{quoted} is a question{about}, not a statement of fact.")
     elif not standing and _REQUEST.search(sentence):
         reading.notes.append(f"{quoted} is a one-off request, not a lasting fact.")
@@ -180,11 +179,8 @@ def _read_clause(text: str, ctx: _Context, reading: Reading, quoted: str) -> Non
             )
     for fact in keyed.values():
         _entity_of_fact(fact, ctx)
-    timed = (
-        find_time_phrases(text)
-        or _COMING.search(text)
-        or (ctx.now and time_filter(text, ctx.now, ctx.timezone))
-    )
+    said = bool(find_time_phrases(text) or _COMING.search(text))
+    timed = said or bool(ctx.now and time_filter(text, ctx.now, ctx.timezone))
     if not past and timed:
         kept = [f for f in keyed.values() if f.allows_time]
         if len(kept) < len(keyed) or not kept:
@@ -393,11 +389,8 @@ def _dated(window: TimeFilter) -> dict[str, Any]:
 def _attribute(clause: Clause, subject: str, ctx: _Context) -> MemoryCandidate | None:
     """A present statement about the subject with an object, or None: talk about the talk, a
     past act that is no event, a pronoun object, a passing state ("I'm so tired")."""
-    if (
-        not clause.lemma
-        or grammar.is_opinion_verb(clause.lemma)
-        or (clause.tense == "past" and not clause.copula)
-    ):
+    opinion = grammar.is_opinion_verb(clause.lemma)
+    if not clause.lemma or opinion or (clause.tense == "past" and not clause.copula):
         return None
     rest = _object(clause, ctx, None)
     words = [w.lower().strip(",.!") for w in rest.split()]

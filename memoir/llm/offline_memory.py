@@ -54,11 +54,9 @@ def gate_offline(request: TurnMemoryRequest, embedder: Embedder) -> HotpathDecis
     """Create when a clause of the latest message states a fact or tells of a past event."""
     reading = _reading(request, embedder)
     steps = list(reading.notes)
-    if reading.memories:
+    if count := len(reading.memories):
         said = "; ".join(f"“{m.summary}”" for m in reading.memories[:3])
-        steps.append(
-            f"It states {len(reading.memories)} memory(ies) worth keeping ({said}): create."
-        )
+        steps.append(f"It states {count} memory(ies) worth keeping ({said}): create.")
     else:
         steps = steps or ["The message states no stable fact, preference, goal or relationship."]
         steps.append("Do not create.")
@@ -198,9 +196,8 @@ def episodic_offline(request: EpisodeRequest, embedder: Embedder) -> EpisodicSum
         steps.append("A recap was asked for but none was given (no reply): nothing to keep.")
     else:
         approach, notable = (f"I replied: {reply}" if reply else "I replied"), False
-        steps.append(
-            f"No action ran (status {request.status or 'unknown'}): a routine turn, not notable."
-        )
+        status = request.status or "unknown"
+        steps.append(f"No action ran (status {status}): a routine turn, not notable.")
     return EpisodicSummary(
         reasoning=" ".join(steps), topic=topic, approach=approach, notable=notable
     )
