@@ -18,6 +18,9 @@ from memoir.stores import Stores
 from memoir.telemetry import instrument_app
 from temporal.client import connect, open_keyring
 
+# How long a request waits for a database connection before it answers 503 (database down).
+API_POOL_WAIT_SECONDS = 10.0
+
 
 @asynccontextmanager
 async def _open_stores(settings: Settings) -> AsyncIterator[Stores]:
@@ -30,7 +33,7 @@ async def _open_stores(settings: Settings) -> AsyncIterator[Stores]:
             server = await asyncio.to_thread(start_embedded_postgres, settings.data_dir)
             stack.callback(server.stop)
             url = server.url
-        pool = await open_pool(url)
+        pool = await open_pool(url, timeout=API_POOL_WAIT_SECONDS)
         stack.push_async_callback(pool.close)
         await migrate(pool)
         yield Stores.configured(pool, settings)

@@ -21,6 +21,8 @@ from typing import Any
 from fastapi import FastAPI, Request, status
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from psycopg import OperationalError
+from psycopg_pool import PoolTimeout
 from pydantic import BaseModel, Field, ValidationError
 from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -230,6 +232,13 @@ async def _on_temporal_error(request: Request, exc: Exception) -> JSONResponse:
     return error_response(503, "temporal_unavailable", message)
 
 
+async def _on_database_error(request: Request, exc: Exception) -> JSONResponse:
+    """The database is down or out of connections: 503 naming the error's kind, not a 500
+    (the connection details stay in the server log and `/healthz`)."""
+    message = f"The database is unavailable ({type(exc).__name__}); retry later."
+    return error_response(503, "database_unavailable", message)
+
+
 async def _on_unexpected(request: Request, exc: Exception) -> JSONResponse:
     return error_response(500, "internal_error", "Internal error; see the server log.")
 
@@ -241,4 +250,6 @@ def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(RequestValidationError, _on_validation_error)
     app.add_exception_handler(StarletteHTTPException, _on_http_error)
     app.add_exception_handler(RPCError, _on_temporal_error)
+    app.add_exception_handler(OperationalError, _on_database_error)
+    app.add_exception_handler(PoolTimeout, _on_database_error)
     app.add_exception_handler(Exception, _on_unexpected)

@@ -19,11 +19,13 @@ Pool: TypeAlias = AsyncConnectionPool[Connection]
 MIGRATION_LOCK_KEY = 7_263_411_015_001
 
 
-async def open_pool(url: str, min_size: int = 1, max_size: int = 10) -> Pool:
+async def open_pool(
+    url: str, min_size: int = 1, max_size: int = 10, *, timeout: float = 30.0
+) -> Pool:
     """Open a pool of autocommit connections returning rows as dicts; waits until usable.
 
     Connections are checked before being handed out, so a Postgres restart costs one reconnect
-    instead of a failed query.
+    instead of a failed query. A caller waits at most `timeout` seconds for a connection.
     """
     pool: Pool = AsyncConnectionPool(
         url,
@@ -34,6 +36,7 @@ async def open_pool(url: str, min_size: int = 1, max_size: int = 10) -> Pool:
         check=AsyncConnectionPool.check_connection,
         open=False,
         name="memoir",
+        timeout=timeout,
     )
     await pool.open(wait=True)
     return pool

@@ -111,9 +111,14 @@ def build_worker(
     )
 
 
+# How long a worker's store call waits for a database connection: while the database is down,
+# an attempt fails after this (and its error shows) instead of after the pool's default 30 s.
+WORKER_POOL_WAIT_SECONDS = 5.0
+
+
 async def run_worker(settings: Settings, database_url: str) -> None:
     """Connect, migrate, and poll until cancelled (Ctrl-C)."""
-    pool = await open_pool(database_url)
+    pool = await open_pool(database_url, timeout=WORKER_POOL_WAIT_SECONDS)
     try:
         await migrate(pool)
         client = await connect(settings, open_keyring(settings, pool))

@@ -29,7 +29,7 @@ from memoir.db import migrate, open_pool
 from memoir.settings import get_settings
 from memoir.stores import Stores
 from temporal.client import connect, open_keyring
-from temporal.worker import build_deps, build_worker
+from temporal.worker import WORKER_POOL_WAIT_SECONDS, build_deps, build_worker
 
 HOLD = "MEMOIR_CHAOS_HOLD"
 log = logging.getLogger("chaos_worker")
@@ -105,7 +105,7 @@ async def main() -> None:
     """`temporal.worker.run_worker` with the hold points put in place."""
     settings = get_settings()
     assert settings.database_url, "the chaos worker needs MEMOIR_DATABASE_URL"
-    pool = await open_pool(settings.database_url)
+    pool = await open_pool(settings.database_url, timeout=WORKER_POOL_WAIT_SECONDS)
     try:
         await migrate(pool)
         client = await connect(settings, open_keyring(settings, pool))

@@ -1,6 +1,6 @@
 """Chaos bed: real processes a test may kill, stop or restart.
 
-A Postgres of the module's own (the outage test stops it), a Temporal dev server on a SQLite
+A Postgres of the chaos tests' own (the outage test stops it), a Temporal dev server on a SQLite
 file (the restart test restarts it), an SMTP sink that can hold its DATA reply, the session's
 Radicale, and workers as separate OS processes (`tests.chaos.chaos_worker`, the settings of
 `memoir worker`), two at a time on one task queue. The model is the offline provider.
@@ -25,9 +25,11 @@ from typing import Any
 
 import psutil
 import pytest
+import uvicorn
 from temporalio.client import Client
 from temporalio.testing import WorkflowEnvironment
 
+from api.app import API_POOL_WAIT_SECONDS, create_app
 from memoir.caldav_server import CalDAVServer
 from memoir.crypto import MasterKey
 from memoir.db import Pool, migrate, open_pool
@@ -105,7 +107,9 @@ class Bed:
     sink: HoldingSink
     caldav: CalDAVServer
     master_key: str
+    postgres_dir: Path
     workers: dict[int, subprocess.Popen[bytes]] = field(default_factory=dict)
+    tokens: dict[str, str] = field(default_factory=dict)  # user id -> bearer token
 
     @property
     def settings(self) -> Settings:
@@ -196,11 +200,20 @@ class Bed:
 
     async def harness(self, capabilities: tuple[str, ...]) -> Harness:
         """A fresh user and a harness that submits as the API does."""
-        user, _ = await self.stores.users.create_user(
+        user, token = await self.stores.users.create_user(
             "Chaos", timezone="Europe/Paris", capabilities=capabilities
         )
+        self.tokens[user.user_id] = token
         env = WorkflowEnvironment.from_client(self.client)
         return Harness(env, self.settings, self.stores, ScriptedChatModel(), user)
+
+    async def stop_postgres(self) -> None:
+        """Stop the database (the workers and the API see connections refused)."""
+        await asyncio.to_thread(self.postgres.stop)
+
+    async def start_postgres(self) -> None:
+        """Start it again on the same data folder and socket."""
+        self.postgres = await asyncio.to_thread(start_embedded_postgres, self.postgres_dir)
 
     async def restart_temporal(self, down_for: float = 1.0) -> None:
         """Stop the dev server and start it again on the same port and SQLite file."""
@@ -211,9 +224,9 @@ class Bed:
         self.temporal = await start_dev_server(self.folder / "temporal", port=port, ui_port=ui_port)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def chaos_postgres(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedPostgres]:
-    """A Postgres of the module's own: the outage test stops and starts it."""
+    """A Postgres of the chaos tests' own: the outage test stops and starts it."""
     server = start_embedded_postgres(tmp_path_factory.mktemp("chaos-pg"))
     try:
         yield server
@@ -221,7 +234,7 @@ def chaos_postgres(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Embedde
         server.stop()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 async def bed(
     tmp_path_factory: pytest.TempPathFactory,
     chaos_postgres: EmbeddedPostgres,
@@ -229,7 +242,7 @@ async def bed(
 ) -> AsyncIterator[Bed]:
     folder = tmp_path_factory.mktemp("chaos")
     temporal = await start_dev_server(folder / "temporal", port=free_port(), ui_port=free_port())
-    pool = await open_pool(chaos_postgres.url, min_size=1, max_size=4)
+    pool = await open_pool(chaos_postgres.url, timeout=API_POOL_WAIT_SECONDS)
     sink = HoldingSink(folder / "mail", free_port()).start()
     assert isinstance(sink, HoldingSink)
     bed = None
@@ -240,7 +253,16 @@ async def bed(
         client = await connect(base, open_keyring(base, pool))
         stores = Stores.from_pool(pool)
         bed = Bed(
-            folder, chaos_postgres, pool, stores, temporal, client, sink, caldav_server, master_key
+            folder,
+            chaos_postgres,
+            pool,
+            stores,
+            temporal,
+            client,
+            sink,
+            caldav_server,
+            master_key,
+            chaos_postgres.pgdata.parent,
         )
         bed.ensure_workers()
         yield bed
@@ -252,6 +274,23 @@ async def bed(
             temporal.stop()
         sink.stop()
         await pool.close()
+
+
+@pytest.fixture(scope="session")
+async def api_url(bed: Bed) -> AsyncIterator[str]:
+    """The real API (uvicorn, HTTP) over the bed's stores and Temporal client."""
+    app = create_app(bed.settings, client=bed.client, stores=bed.stores)
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    task = asyncio.create_task(server.serve())
+    while not server.started:
+        assert not task.done(), "the API did not start"
+        await asyncio.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        await task
 
 
 @pytest.fixture
