@@ -89,6 +89,15 @@ async def two_turns(h: Harness) -> str:
     return routed.turn_id or ""
 
 
+async def chat_classified(h: Harness) -> str:
+    """A chat turn with patch `chat-classified-at-start`: the thread starts it with its
+    classification among its search attributes, so the turn upserts none."""
+    h.llm.script("Plan", plans.chat())
+    routed = await h.send("hi there", message_id="chat-classified")
+    await h.result(routed.turn_id or "")
+    return routed.turn_id or ""
+
+
 async def ignored_email(h: Harness) -> str:
     h.llm.script("TriageDecision", plans.triage(Classification.IGNORE))
     routed = await h.send("", email=_email("Weekly newsletter", "Unsubscribe any time."))
@@ -180,6 +189,7 @@ SCENARIOS: dict[str, Scenario] = {
     "fast_turn": fast_turn,
     "fast_approval": fast_approval,
     "two_turns": two_turns,
+    "chat_classified": chat_classified,
 }
 
 

@@ -594,8 +594,12 @@ class AgentTurnWorkflow:
     # ----- small helpers --------------------------------------------------------------------
 
     async def _classify(self, classification: Classification) -> None:
+        """Record the classification; upsert it unless the turn started with it (chat turns
+        of threads with patch `chat-classified-at-start`)."""
         self._classification = classification
-        workflow.upsert_search_attributes([sa.CLASSIFICATION.value_set(classification.value)])
+        started_with = workflow.info().typed_search_attributes.get(sa.CLASSIFICATION)
+        if started_with != classification.value:
+            workflow.upsert_search_attributes([sa.CLASSIFICATION.value_set(classification.value)])
 
     async def _activity(
         self,

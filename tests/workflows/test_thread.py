@@ -6,6 +6,7 @@ from temporalio.api.enums.v1 import EventType
 from temporalio.client import WorkflowExecutionStatus
 
 from memoir.models import RouteStatus, names
+from memoir.models import search_attributes as sa
 from temporal import scenarios as plans
 from temporal.harness import Harness, until
 
@@ -104,3 +105,22 @@ async def test_thread_continues_as_new_and_still_knows_old_messages(
     again = await harness.send("hello", message_id="can-1")
     assert again.status is RouteStatus.DUPLICATE
     assert again.turn_id == first.turn_id
+
+
+async def test_chat_turn_starts_classified_and_upserts_no_classification(
+    harness: Harness,
+) -> None:
+    harness.llm.script("Plan", plans.chat())
+    routed = await harness.send("hello there")
+    await harness.result(routed.turn_id or "")
+    handle = harness.client.get_workflow_handle(routed.turn_id or "")
+    attributes = (await handle.describe()).typed_search_attributes
+    assert attributes.get(sa.CLASSIFICATION) == "respond"
+    history = await handle.fetch_history()
+    upserts = [
+        event.upsert_workflow_search_attributes_event_attributes.search_attributes
+        for event in history.events
+        if event.event_type == EventType.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES
+    ]
+    upserted = [key for attributes in upserts for key in attributes.indexed_fields]
+    assert names.SA_CLASSIFICATION not in upserted, upserted
