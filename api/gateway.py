@@ -2,6 +2,7 @@
 
 import asyncio
 import logging
+import re
 from collections.abc import Iterable
 from datetime import timedelta
 
@@ -19,7 +20,7 @@ from temporalio.client import (
 )
 from temporalio.service import RPCError, RPCStatusCode
 
-from api.errors import ApiError, not_found
+from api.errors import ApiError, ErrorDetail, not_found, validation_failed
 from memoir.models import (
     Classification,
     HitlAnswer,
@@ -55,6 +56,9 @@ ERASE_LIMIT = 1000
 
 log = logging.getLogger(__name__)
 
+UNSTORABLE = "must not contain NUL characters or unpaired surrogates"
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
 _QUERY_ERRORS = (
     WorkflowQueryFailedError,
     WorkflowQueryRejectedError,
@@ -70,10 +74,27 @@ def owns_turn(user_id: str, turn_id: str) -> bool:
     return len(parts) == 4 and parts[0] == "turn" and parts[1] == user_id
 
 
+def _unstorable(value: object, path: str = "") -> list[ErrorDetail]:
+    """The strings inside `value` that Postgres cannot store: with a NUL or a lone surrogate."""
+    if isinstance(value, str):
+        if "\x00" in value or _SURROGATE.search(value):
+            return [ErrorDetail(field=path, reason=UNSTORABLE, type="string_unstorable")]
+        return []
+    if isinstance(value, dict):
+        return [d for k, v in value.items() for d in _unstorable(v, f"{path}.{k}".strip("."))]
+    if isinstance(value, list):
+        return [d for i, v in enumerate(value) for d in _unstorable(v, f"{path}.{i}")]
+    return []
+
+
 async def submit_message(
     client: Client, settings: Settings, message: IncomingMessage
 ) -> RouteResult:
-    """Send a message to its thread workflow; the thread's routing decision, or a clear error."""
+    """Send a message to its thread workflow; the thread's routing decision, or a clear error
+    (422 for text no turn could store: a NUL character or a lone surrogate)."""
+    unstorable = _unstorable(message.model_dump(mode="python"))
+    if unstorable:
+        raise validation_failed(unstorable)
     try:
         result = await ingest.submit_message(client, settings, message)
     except WorkflowUpdateFailedError as err:

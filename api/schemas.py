@@ -14,7 +14,7 @@ _ID = re.compile(ID_PATTERN)
 
 def check_id(value: str) -> str:
     """Refuse ids that cannot live inside a workflow id (`thread:{user}:{thread}`)."""
-    if not _ID.match(value):
+    if not _ID.fullmatch(value):  # `match` would let a trailing newline through `$`
         raise PydanticCustomError("id_invalid", "must not contain ':', '/' or whitespace")
     return value
 

@@ -25,14 +25,17 @@ async def post_message(
     audit: Audit,
 ) -> RouteResult:
     """Send a chat message to its thread; answers how the thread routed it."""
-    message = IncomingMessage(
-        user_id=user.user_id,
-        thread_id=body.thread_id,
-        message_id=body.message_id,
-        channel=Channel.CHAT,
-        text=body.text,
-        received_at=datetime.now(UTC),
-    )
+    try:
+        message = IncomingMessage(
+            user_id=user.user_id,
+            thread_id=body.thread_id,
+            message_id=body.message_id,
+            channel=Channel.CHAT,
+            text=body.text,
+            received_at=datetime.now(UTC),
+        )
+    except ValidationError as err:
+        raise from_validation_error(err) from err
     routed = await gateway.submit_message(client, settings, message)
     await _audit_message(audit, body.message_id, routed)
     return routed

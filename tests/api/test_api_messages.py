@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator
 import httpx
 from temporalio.client import Client
 
+from api.gateway import UNSTORABLE
 from memoir.models import Channel, ThreadInput
 from memoir.models import search_attributes as sa
 from memoir.models.names import thread_workflow_id, turn_workflow_id
@@ -114,6 +115,39 @@ async def test_id_with_whitespace_is_422(http: httpx.AsyncClient, user: ApiUser)
     response = await post(http, user, {**VALID, "message_id": "m 1"})
     error = assert_error(response, 422, "validation_error")
     assert error["details"][0]["field"] == "message_id"
+
+
+async def test_id_with_a_trailing_newline_is_422(http: httpx.AsyncClient, user: ApiUser) -> None:
+    response = await post(http, user, {**VALID, "message_id": "m1\n"})
+    error = assert_error(response, 422, "validation_error")
+    assert error["details"][0]["field"] == "message_id"
+
+
+async def test_text_with_a_nul_character_is_422(http: httpx.AsyncClient, user: ApiUser) -> None:
+    response = await post(http, user, {**VALID, "text": "hello\u0000there"})
+    error = assert_error(response, 422, "validation_error")
+    assert error["details"] == [
+        {"field": "text", "reason": UNSTORABLE, "type": "string_unstorable"}
+    ]
+
+
+async def test_id_with_a_nul_character_is_422(http: httpx.AsyncClient, user: ApiUser) -> None:
+    response = await post(http, user, {**VALID, "thread_id": "t\u00001"})
+    error = assert_error(response, 422, "validation_error")
+    assert error["details"][0]["field"] == "thread_id"
+
+
+async def test_email_subject_with_a_lone_surrogate_is_422(
+    http: httpx.AsyncClient, user: ApiUser
+) -> None:
+    body = (
+        b'{"id": "e1", "from": "Ana <ana@example.com>", "to": "tess@example.com",'
+        b' "subject": "hi \\ud800", "body": "hello"}'
+    )
+    headers = {**user.headers, "Content-Type": "application/json"}
+    response = await http.post("/v1/emails", content=body, headers=headers)
+    error = assert_error(response, 422, "validation_error")
+    assert error["details"][0]["field"] == "text"  # the email as the turn reads it
 
 
 async def test_message_is_submitted_to_its_thread_by_update_with_start(

@@ -1,10 +1,15 @@
 """schemathesis over the OpenAPI document: generated requests to the live API (real Postgres,
 Temporal and worker) get no 5xx, and every response matches its declared status, content type,
-headers and schema. Bounded: `MAX_EXAMPLES` per operation, no shrinking."""
+headers and schema. Bounded: `MAX_EXAMPLES` per operation, no shrinking, derandomized.
+
+What earlier random runs found, now fixed: a message id ending in a newline passed the API's id
+check (`re.match` lets `$` match before a final newline) and failed the message model (500).
+"""
 
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -28,7 +33,9 @@ from memoir.embeddings import get_embedder
 from memoir.ports import free_port
 from tests.api.support import ApiUser
 
-MAX_EXAMPLES = 15
+MAX_EXAMPLES = int(os.environ.get("MEMOIR_SCHEMATHESIS_EXAMPLES", "15"))
+# The same examples every run (a CI failure reproduces); MEMOIR_SCHEMATHESIS_RANDOM=1 explores.
+DERANDOMIZE = os.environ.get("MEMOIR_SCHEMATHESIS_RANDOM", "") != "1"
 # The embedding model may be slow on a busy CI machine; the default read timeout is 10 s.
 REQUEST_TIMEOUT = 60
 CHECKS = [
@@ -96,6 +103,7 @@ def _failures(operation: APIOperation, base_url: str, headers: dict[str, str]) -
         max_examples=MAX_EXAMPLES,
         deadline=None,
         database=None,
+        derandomize=DERANDOMIZE,
         phases=[Phase.explicit, Phase.generate],
         suppress_health_check=list(HealthCheck),
     )
