@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import cache
+from itertools import takewhile
 from typing import Any
 
 from memoir.llm import tables
@@ -129,12 +130,9 @@ def _looks_named(sentence: str, m: re.Match[str]) -> bool:
 
 
 def _place(raw: str) -> str | None:
+    """A place from the words after "live in" / "from": up to three, capitalized, no "the"."""
     stops = vocab()["name_stops"] - {"new", "old"} | vocab()["place_stops"]
-    words: list[str] = []
-    for word in _clause(raw).split():
-        if word.lower().strip(",.") in stops:
-            break
-        words.append(word)
+    words = list(takewhile(lambda w: w.lower().strip(",.") not in stops, _clause(raw).split()))
     words = words[1:] if len(words) > 1 and words[0].lower() == "the" else words
     return " ".join(w if w.isupper() else _title(w) for w in words[:3]) or None
 
