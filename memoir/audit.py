@@ -83,6 +83,29 @@ def token_id(token: str) -> str:
     return hash_token(token)[:12]
 
 
+# Reads and searches repeated within this many seconds by the same caller are one entry.
+READ_WINDOW_SECONDS = 60
+COALESCED = frozenset({AuditAction.READ, AuditAction.SEARCH})
+# The same read is looked for among the user's latest entries only (bounded cost).
+_RECENT = 50
+_INSERT = f"""
+INSERT INTO audit_log (user_id, actor, token_id, action, resource_kind, resource_id, via, route,
+                       details)
+SELECT %(user_id)s, %(actor)s, %(token_id)s, %(action)s, %(resource_kind)s, %(resource_id)s,
+       %(via)s, %(route)s, %(details)s
+WHERE NOT EXISTS (
+    SELECT 1 FROM (
+        SELECT * FROM audit_log WHERE user_id = %(user_id)s ORDER BY audit_id DESC LIMIT {_RECENT}
+    ) recent
+    WHERE recent.at > clock_timestamp() - make_interval(secs => %(window)s)
+      AND recent.actor = %(actor)s AND recent.token_id IS NOT DISTINCT FROM %(token_id)s
+      AND recent.action = %(action)s AND recent.resource_kind = %(resource_kind)s
+      AND recent.resource_id IS NOT DISTINCT FROM %(resource_id)s
+      AND recent.via = %(via)s
+)
+"""
+
+
 class AuditLog:
     """Write and list a user's audit entries; erase them into an anonymous receipt."""
 
@@ -102,23 +125,23 @@ class AuditLog:
         route: str | None = None,
         details: dict[str, DetailValue] | None = None,
     ) -> None:
-        """Append one entry (`token_ref`: the `token_id` of the token used)."""
+        """Append one entry (`token_ref`: the `token_id` of the token used). A read the same
+        caller made of the same resource within `READ_WINDOW_SECONDS` is not written again: a
+        client polling a turn leaves one entry a minute, not one per poll."""
+        row = {
+            "user_id": user_id,
+            "actor": actor,
+            "token_id": token_ref,
+            "action": action.value,
+            "resource_kind": resource_kind,
+            "resource_id": resource_id,
+            "via": via,
+            "route": route,
+            "details": Jsonb(details or {}),
+            "window": READ_WINDOW_SECONDS if action in COALESCED else -1,
+        }
         async with self.pool.connection() as conn:
-            await conn.execute(
-                "INSERT INTO audit_log (user_id, actor, token_id, action, resource_kind,"
-                " resource_id, via, route, details) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
-                (
-                    user_id,
-                    actor,
-                    token_ref,
-                    action.value,
-                    resource_kind,
-                    resource_id,
-                    via,
-                    route,
-                    Jsonb(details or {}),
-                ),
-            )
+            await conn.execute(_INSERT, row)
 
     async def entries(
         self, user_id: str, limit: int = 50, before: int | None = None

@@ -94,13 +94,25 @@ async def test_pages_run_newest_first_by_cursor(
     http: httpx.AsyncClient, user: ApiUser, stores: Stores
 ) -> None:
     for _ in range(5):
-        assert (await http.get("/v1/me", headers=user.headers)).status_code == 200
+        body = {"capabilities": ["reminders"]}
+        response = await http.put("/v1/me/capabilities", json=body, headers=user.headers)
+        assert response.status_code == 200, response.text
     first = await audit_of(http, user, limit=2)
     second = await audit_of(http, user, limit=2, cursor=first["next_cursor"])
     third = await audit_of(http, user, limit=2, cursor=second["next_cursor"])
     ids = [e["audit_id"] for page in (first, second, third) for e in page["items"]]
     assert ids == sorted(ids, reverse=True) and len(ids) == 5
     assert third["next_cursor"] is None
+
+
+async def test_repeated_reads_within_a_minute_are_one_entry(
+    http: httpx.AsyncClient, user: ApiUser
+) -> None:
+    for _ in range(3):
+        assert (await http.get("/v1/me", headers=user.headers)).status_code == 200
+        assert (await http.get("/v1/audit", headers=user.headers)).status_code == 200
+    entries = (await audit_of(http, user))["items"]
+    assert [(e["action"], e["resource_kind"]) for e in entries] == [("read", "profile")]
 
 
 async def test_another_user_never_sees_my_entries(
