@@ -91,10 +91,11 @@ clean:
 	rm -rf $(VENV) .memoir .pytest_cache .mypy_cache .ruff_cache
 
 # Issue 13 evidence: the Temporal Web UI showing a turn's payload decoded through Memoir's codec
-# server, in headless Debian chromium (installed with apt-get when missing); the screenshot is
-# .memoir/test-output/security/webui-decoded.png, copied to docs/webui-decoded.png.
+# server, in headless Debian chromium (installed with apt-get when missing); the screenshots are
+# .memoir/test-output/security/webui-{encoded,decoded}.png (without, then with the codec login),
+# copied to docs/.
 .PHONY: webui-screenshot
 webui-screenshot: $(STAMP)
 	test -x /usr/bin/chromium || apt-get install -y chromium
 	$(BIN)/pytest -q tests/security/test_webui_decoded.py
-	cp .memoir/test-output/security/webui-decoded.png docs/webui-decoded.png
+	cp .memoir/test-output/security/webui-encoded.png .memoir/test-output/security/webui-decoded.png docs/

@@ -6,6 +6,7 @@ import uuid
 import pytest
 from cryptography.exceptions import InvalidTag
 from temporalio.api.common.v1 import Payload
+from temporalio.client import WorkflowHistory
 from temporalio.converter import WorkflowSerializationContext
 from temporalio.worker import Replayer
 
@@ -77,8 +78,10 @@ async def test_after_destruction_payloads_fail_to_decode(keyring: Keyring) -> No
         await EncryptionCodec(keyring).decode([sealed])
 
 
-async def test_committed_unencrypted_histories_replay_through_the_codec(keyring: Keyring) -> None:
+@pytest.mark.parametrize("history", load_histories(HISTORY_DIR), ids=lambda h: h.workflow_id)
+async def test_committed_unencrypted_histories_replay_through_the_codec(
+    keyring: Keyring, history: WorkflowHistory
+) -> None:
     replayer = Replayer(workflows=ALL_WORKFLOWS, data_converter=encrypted_data_converter(keyring))
-    history = next(h for h in load_histories(HISTORY_DIR) if h.workflow_id.startswith("turn:"))
     result = await replayer.replay_workflow(history, raise_on_replay_failure=False)
     assert result.replay_failure is None
