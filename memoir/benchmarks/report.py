@@ -26,7 +26,7 @@ def turns_markdown(report: dict[str, Any]) -> str:
     env = report["environment"]["start"]
     config = report["config"]
     lines = [
-        f"# memoir bench turns ({env['when']})",
+        f"# memoir bench turns ({env['when']}, commit {env.get('commit') or 'unknown'})",
         "",
         f"{config['turns']} turns per phase (rounded up to a multiple of the turns in flight); "
         f"{env['cpus']} CPUs, load average at the start "
@@ -157,7 +157,7 @@ def hitl_markdown(report: dict[str, Any]) -> str:
     """The answer-to-resume latencies per answer source, as markdown."""
     env = report["environment"]["start"]
     lines = [
-        f"# memoir bench hitl ({env['when']})",
+        f"# memoir bench hitl ({env['when']}, commit {env.get('commit') or 'unknown'})",
         "",
         f"{report['config']['trials']} approvals per source; {env['cpus']} CPUs, load average "
         f"at the start {', '.join(str(x) for x in env['load_average'])}. Resume: from sending "

@@ -311,12 +311,33 @@ async def _memoir_storage(
 # ----- the benchmark -------------------------------------------------------------------------
 
 
+def source_commit() -> str | None:
+    """The checkout's commit (with `+` when it has uncommitted changes), None outside git."""
+    import subprocess
+
+    here = Path(__file__).resolve().parent
+    try:
+        commit = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=here, capture_output=True, text=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=here,
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+    except OSError:
+        return None
+    return f"{commit}+" if commit and dirty else commit or None
+
+
 def environment() -> dict[str, Any]:
     """Where the figures come from."""
     import os
 
     return {
         "when": datetime.now(UTC).isoformat(timespec="seconds"),
+        "commit": source_commit(),
         "cpus": os.cpu_count(),
         "load_average": [round(x, 2) for x in os.getloadavg()],
         "python": platform.python_version(),

@@ -48,6 +48,7 @@ async def test_bench_turns_reports_every_figure(database_url: str, tmp_path: Pat
     assert all(r["p50"] > 0 and r["turns_per_s"] > 0 for r in ratios.values())
     markdown = paths[1].read_text()
     assert "| chat | 1 | memoir |" in markdown and "Memoir / LangGraph" in markdown
+    assert "commit" in saved["environment"]["start"] and ", commit " in markdown
     assert paths[2].read_bytes().startswith(b"\x89PNG")
 
 
