@@ -220,8 +220,8 @@ def _vote(said: list[str], embedder: Embedder) -> list[dict[tuple[str, str], tup
     index of its nearest example."""
     labels, examples = _examples()
     count = tables.table("memory_examples")["neighbours"]
-    votes = []
-    for sims in examples.similarities(said, embedder):
+    votes: list[dict[tuple[str, str], tuple[float, int]]] = []
+    for sims in examples.similarities(said, embedder) if said else []:
         ranked = sorted(range(len(labels)), key=lambda i: -sims[i])
         tops = {k: [i for i in ranked if labels[i] == k][:count] for k in dict.fromkeys(labels)}
         votes.append({label: (float(np.mean(sims[top])), top[0]) for label, top in tops.items()})
@@ -233,13 +233,11 @@ def _judge(proposals: list[_Proposal], reading: Reading, embedder: Embedder) -> 
     grammar is sure); a statement of the speaker's takes the nearest kept label as category."""
     raw, texts = tables.table("memory_examples"), _examples()[1].texts
     for proposal, scores in zip(
-        proposals, _vote([p.said for p in proposals], embedder) if proposals else [], strict=True
+        proposals, _vote([p.said for p in proposals], embedder), strict=True
     ):
         memory, event = proposal.memory, proposal.memory.kind == "event"
-        keep = max(
-            (k for k in scores if k[0] == "keep" and (k[1] == "event") == event),
-            key=lambda k: scores[k][0],
-        )
+        kinds = [k for k in scores if k[0] == "keep" and (k[1] == "event") == event]
+        keep = max(kinds, key=lambda k: scores[k][0])
         talk = max((k for k in scores if k[0] == "drop"), key=lambda k: scores[k][0])
         margin = raw["margin"] if proposal.sure else 0.0
         best = talk if scores[talk][0] - scores[keep][0] >= margin else keep
