@@ -3,7 +3,7 @@ Generation): the templates, the typed request, the structured answer and the ren
 
 The model sees only the thread's session history and a template of sections; it copies what
 the session states into the sections and leaves the others empty. `memoir.tools.drafts` asks
-through `memoir.llm.providers.ask` (offline: `memoir.llm.offline_drafts`) and renders the
+through `memoir.llm.providers.ask` (offline: `memoir.llm.offline_writer`) and renders the
 result, marked "DRAFT for review".
 """
 

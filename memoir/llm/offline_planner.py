@@ -12,14 +12,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from memoir.embeddings import Embedder
 from memoir.llm._text import email_address, first_name, normalize_subject, sentence, to_first_person
-from memoir.llm.preference_kinds import (
+from memoir.llm.offline_preferences import (
     WEEKDAYS,
     minutes_in,
     read_calendar_rules,
@@ -57,8 +56,7 @@ def _nearest(text: str, embedder: Embedder) -> tuple[str, str, float]:
     return intents[best], examples.texts[best], score
 
 
-@dataclass
-class Match:
+class Match(NamedTuple):
     """The intent of a request text, its slots, and the rule or example that fired."""
 
     intent: str

@@ -1,10 +1,12 @@
 """Offline triage from the typed request (`memoir.triage.TriageQuery`), never a rendered prompt.
 
-`classify`: an exact rule of the table (`memoir.llm.triage_rules`); for an organisation's mail,
-its nearest example emails (MiniLM) among notify and ignore (respond only when it asks for a
-reply in so many words); for a person's, respond when they ask the reader something, unless an
-outside business's mail reads like unsolicited mail; else the nearest examples. Then the most
-specific learned lesson whose scope covers the email decides (`memoir.llm.triage_lessons`)."""
+The exact side, read from `memoir/data/triage_examples.yaml`: who sent an email, whom it greets,
+what it asks of the reader, and the exact rules (scams, replies to invitations, "no action
+needed"). `classify`: an exact rule of the table; for an organisation's mail, its nearest example
+emails (MiniLM) among notify and ignore (respond only when it asks for a reply in so many words);
+for a person's, respond when they ask the reader something, unless an outside business's mail
+reads like unsolicited mail; else the nearest examples. Then the most specific learned lesson
+whose scope covers the email decides (`memoir.llm.triage_lessons`)."""
 
 from __future__ import annotations
 
@@ -12,21 +14,125 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
 from memoir.embeddings import Embedder
-from memoir.llm import triage_rules as rules
-from memoir.llm.tables import Examples
-from memoir.llm.triage_lessons import deciding_lesson, parse_lessons
-from memoir.llm.triage_rules import TriageEmail
+from memoir.llm import tables
+from memoir.llm._text import email_address
 from memoir.models import Classification, TriageDecision
 
 if TYPE_CHECKING:
     from memoir.triage import TriageQuery
 
 IGNORE, RESPOND = Classification.IGNORE, Classification.RESPOND
+
+
+@dataclass
+class TriageEmail:
+    author: str
+    to: str
+    subject: str
+    body: str
+
+    @property
+    def text(self) -> str:
+        return f"{self.subject}\n{self.body}"
+
+
+def table() -> dict[str, Any]:
+    """The triage table (`memoir/data/triage_examples.yaml`)."""
+    return tables.table("triage_examples")
+
+
+@cache
+def words(patterns: str | tuple[str, ...], *, at_start: bool = False) -> re.Pattern[str]:
+    """One regex for a regex or several, matched as whole words (or at the start)."""
+    joined = "|".join(f"(?:{p})" for p in ((patterns,) if isinstance(patterns, str) else patterns))
+    start = "^" if at_start else r"(?<!\w)"
+    return re.compile(rf"{start}(?:{joined})(?!\w)", re.I)
+
+
+def pattern(name: str, *, at_start: bool = False) -> re.Pattern[str]:
+    """The compiled `senders` entry `name` (or a top-level entry); a `|`-joined list of local
+    parts matches between the separators of an address's local part (`billing+eu`)."""
+    entry = table()["senders"].get(name, table().get(name))
+    if name.endswith("local_parts"):
+        return re.compile(rf"(?:^|[._+-])(?:{''.join(entry.split())})(?:$|[._+-])", re.I)
+    if name == "group_recipients":
+        return re.compile(rf"(?:^|[<\s,;])(?:{''.join(entry.split())})@", re.I)
+    return words(entry if isinstance(entry, str) else tuple(entry), at_start=at_start)
+
+
+def exact_rule(email: TriageEmail) -> tuple[Classification, str] | None:
+    """The action and the name of the first exact rule of the table that matches `email`."""
+    for rule in table()["rules"]:
+        subject = "subject" in rule and words(rule["subject"], at_start=True).search(email.subject)
+        if subject or ("patterns" in rule and words(tuple(rule["patterns"])).search(email.text)):
+            return Classification(rule["action"]), rule["name"]
+    return None
+
+
+def _first_line(body: str) -> str:
+    return next((line.strip() for line in body.splitlines() if line.strip()), "")
+
+
+def bulk_mail(email: TriageEmail) -> bool:
+    """A bulk-mail footer (unsubscribe, view in browser …)."""
+    return pattern("bulk_footer").search(email.body) is not None
+
+
+def group_addressed(email: TriageEmail) -> bool:
+    """Sent to a group (all@, team@, a list) or greeting one ("Hi all", "Dear parents")."""
+    greets_group = pattern("group_greeting", at_start=True).match(_first_line(email.body))
+    return bool(pattern("group_recipients").search(email.to) or greets_group)
+
+
+def from_organisation(email: TriageEmail) -> str | None:
+    """Why the sender is an organisation (bulk mail, or a role address that greets nobody by
+    name), or None for a person."""
+    if bulk_mail(email):
+        return "bulk mail (an unsubscribe footer)"
+    address = email_address(email.author)
+    first = _first_line(email.body)
+    greets = bool(pattern("personal_greeting", at_start=True).match(first))
+    greets = greets and not pattern("group_greeting", at_start=True).match(first)
+    if pattern("role_local_parts").search(address.partition("@")[0]) and not greets:
+        return f"a role address ({address})"
+    return None
+
+
+def org_domain(address: str) -> str:
+    """The organisation's domain of an address: mail-system labels dropped
+    (news.shop.example → shop.example), at least two labels kept."""
+    labels = email_address(address).rpartition("@")[2].split(".")
+    while len(labels) > 2 and labels[0] in table()["senders"]["mail_labels"]:
+        labels = labels[1:]
+    return ".".join(labels)
+
+
+def public_domain(domain: str) -> bool:
+    """A public mail provider's domain (gmail.com …): many unrelated people share it."""
+    public = table()["senders"]["public_mail_domains"]
+    return domain in public or ".".join(domain.split(".")[-2:]) in public
+
+
+def own_domain(domain: str, email: TriageEmail) -> bool:
+    """The domain of one of the recipients (the user's own organisation)."""
+    return domain in {org_domain(a) for a in re.split(r"[,;]", email.to) if "@" in a}
+
+
+def asks(email: TriageEmail) -> list[str]:
+    """What the email asks of the reader, in words: requests, questions, deadlines, problems;
+    boilerplate questions ("Questions?") aside."""
+    found = [a["label"] for a in table()["asks"] if words(tuple(a["patterns"])).search(email.text)]
+    boilerplate = pattern("boilerplate_question", at_start=True)
+    sentences = (
+        s.strip() for s in re.split(r"(?<=[.!?])\s+|\n+", f"{email.body}\n{email.subject}")
+    )
+    questions = [s for s in sentences if s.endswith("?") and not boilerplate.match(s)]
+    return found + [f'a direct question ("{q[:80]}")' for q in questions[:1]]
 
 
 class Example(NamedTuple):
@@ -40,7 +146,7 @@ class Example(NamedTuple):
 @cache
 def examples() -> list[Example]:
     """Every labelled example email of the table."""
-    found = [(n, c, text) for n, c in rules.table()["categories"].items() for text in c["examples"]]
+    found = [(n, c, text) for n, c in table()["categories"].items() for text in c["examples"]]
     return [
         Example(n, Classification(c["action"]), c["rule"], text, bool(c.get("unsolicited")))
         for n, c, text in found
@@ -48,8 +154,8 @@ def examples() -> list[Example]:
 
 
 @cache
-def _index() -> Examples:
-    return Examples(e.text for e in examples())
+def _index() -> tables.Examples:
+    return tables.Examples(e.text for e in examples())
 
 
 @dataclass(frozen=True)
@@ -71,7 +177,7 @@ class Vote:
 
 def nearest(email: TriageEmail, embedder: Embedder) -> Vote:
     """The categories of the examples nearest to `email`, scored by cosine similarity."""
-    vote = rules.table()["vote"]
+    vote = table()["vote"]
     text = re.sub(vote["left_out"], "it", f"{email.subject}: {email.body}")
     text = " ".join(text.split())[:600]
     similarities = _index().similarities([text], embedder)[0]
@@ -85,21 +191,21 @@ def nearest(email: TriageEmail, embedder: Embedder) -> Vote:
 
 def classify(email: TriageEmail, embedder: Embedder) -> tuple[Classification, str]:
     """The general decision and its reason, in words."""
-    if rule := rules.exact_rule(email):
+    if rule := exact_rule(email):
         return rule[0], f"the exact rule for {rule[1]} fired"
     vote = nearest(email, embedder)
     quiet = vote.best(lambda e: e.action is not RESPOND)
-    if organisation := rules.from_organisation(email):
-        if rules.pattern("explicit_reply").search(email.text):
+    if organisation := from_organisation(email):
+        if pattern("explicit_reply").search(email.text):
             return RESPOND, f"it is {organisation} that asks for a reply in so many words"
         return quiet.action, f"it is {organisation}, no reply needed; {vote.why(quiet)}"
-    wanted = ", ".join(rules.asks(email))
+    wanted = ", ".join(asks(email))
     if not wanted:
         return quiet.action, f"a person asks nothing of the reader; {vote.why(quiet)}"
-    if rules.group_addressed(email):
+    if group_addressed(email):
         return (top := vote.best()).action, f"it is sent to a group; {vote.why(top)}"
-    top, domain = vote.best(), rules.org_domain(email.author)
-    outside = not (rules.own_domain(domain, email) or rules.public_domain(domain))
+    top, domain = vote.best(), org_domain(email.author)
+    outside = not (own_domain(domain, email) or public_domain(domain))
     if outside and top.unsolicited:
         return IGNORE, f"an outside business asks ({wanted}), but {vote.why(top)}"
     return RESPOND, f"a person wrote it and asks: {wanted}"
@@ -107,6 +213,8 @@ def classify(email: TriageEmail, embedder: Embedder) -> tuple[Classification, st
 
 def triage_offline(query: TriageQuery, embedder: Embedder) -> TriageDecision:
     """Classify the email of `query`, explaining which rule, example or lesson decided."""
+    from memoir.llm.triage_lessons import deciding_lesson, parse_lessons  # it imports this module
+
     email = TriageEmail(query.author, query.to, query.subject, query.body)
     general, reason = classify(email, embedder)
     lessons = parse_lessons(query.instructions)

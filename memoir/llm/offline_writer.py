@@ -1,7 +1,12 @@
-"""Offline reply writer (seed 002 ResponseWriterNode) over the typed `WriterRequest`: its steps
-are already sentences (`memoir.responder`); this words the message with the words of
-`memoir/data/writer_replies.yaml`: "Done — …", bullets, failures said plainly, the note first,
-conversation answered politely in the user's tone."""
+"""Offline writers over typed requests.
+
+The reply writer (seed 002 ResponseWriterNode, `WriterRequest`): its steps are already sentences
+(`memoir.responder`); this words the message with the words of `memoir/data/writer_replies.yaml`:
+"Done — …", bullets, failures said plainly, the note first, conversation answered politely in the
+user's tone. The drafter (seed 004 notes and handoffs, `DraftRequest`): each sentence of the
+user's own messages goes under the first section of the template whose cue
+(`memoir/data/draft_sections.yaml`) it matches, else the default section; requests to draft,
+small talk and questions are left out, and nothing else is ever written."""
 
 from __future__ import annotations
 
@@ -13,13 +18,14 @@ from langchain_core.messages import BaseMessage
 from memoir.embeddings import Embedder
 from memoir.llm._text import human_texts, sentence
 from memoir.llm.offline_facts import extract_facts
-from memoir.llm.preference_kinds import read_response_style
+from memoir.llm.offline_preferences import read_response_style
 from memoir.llm.tables import table
 
 if TYPE_CHECKING:
+    from memoir.drafting import DraftKind, DraftRequest, DraftSections
     from memoir.responder import ResultLine, WriterRequest
 
-__all__ = ["conversation_reply", "reply_to_messages", "write_reply_offline"]
+__all__ = ["conversation_reply", "draft_offline", "reply_to_messages", "write_reply_offline"]
 
 
 def _words() -> dict[str, Any]:
@@ -123,3 +129,44 @@ def reply_to_messages(messages: list[BaseMessage]) -> str:
     """A plain chat call (no typed request): a conversation answer to its last human message."""
     humans = human_texts(messages)
     return conversation_reply(humans[-1] if humans else "")
+
+
+def user_sentences(request: DraftRequest) -> list[str]:
+    """The statements of the user's own messages: requests, small talk and questions left out."""
+    skip = table("draft_sections")["skip"]
+    out: list[str] = []
+    for said in request.session:
+        if said.role != "user":
+            continue
+        for part in re.split(r"(?<=[.!?])\s+", said.text.strip()):
+            part = part.strip()
+            if (
+                len(part.split()) < 2
+                or part.endswith("?")
+                or re.search(skip["request"], part, re.I)
+                or re.match(skip["small_talk"], part, re.I)
+            ):
+                continue
+            out.append(part if part[-1] in ".!" else part + ".")
+    return out
+
+
+def _section_for(text: str, kind: DraftKind) -> str:
+    """The first section, in filing order, whose cue the sentence matches; else the default."""
+    sections: dict[str, dict[str, Any]] = table("draft_sections")["templates"][kind]
+    for name, section in sections.items():
+        if section.get("cue") and re.search(section["cue"], text, re.I):
+            return name
+    return next(name for name, section in sections.items() if section.get("default"))
+
+
+def draft_offline(request: DraftRequest, embedder: Embedder | None = None) -> DraftSections:
+    """Each user sentence under its section; every section of the template is given."""
+    from memoir.drafting import TEMPLATES, DraftSection, DraftSections  # it imports memoir.llm
+
+    filed: dict[str, list[str]] = {name: [] for name in TEMPLATES[request.kind]}
+    for said in user_sentences(request):
+        filed[_section_for(said, request.kind)].append(said)
+    return DraftSections(
+        sections=[DraftSection(name=name, sentences=sentences) for name, sentences in filed.items()]
+    )

@@ -14,10 +14,10 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 
-from memoir.llm import triage_rules as rules
+from memoir.llm import offline_triage as rules
 from memoir.llm._text import email_address, normalize_subject
+from memoir.llm.offline_triage import TriageEmail
 from memoir.llm.prompts import normalize_decision
-from memoir.llm.triage_rules import TriageEmail
 from memoir.models import Classification, EmailMessage
 
 EmailLike = EmailMessage | TriageEmail

@@ -25,7 +25,7 @@ from memoir.drafting import (
     draft_request,
 )
 from memoir.llm._text import message_text
-from memoir.llm.offline_drafts import draft_offline
+from memoir.llm.offline_writer import draft_offline
 from memoir.llm.providers import ask
 from memoir.models import ExecuteRequest, ExecutionResult, ResolveRequest, StepResolution
 from memoir.stores.interactions import InteractionStore

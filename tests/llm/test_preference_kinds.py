@@ -1,10 +1,10 @@
-"""preference_kinds: the common kinds of preference texts, read into typed fields."""
+"""The preference readers (offline_preferences): common kinds of preference texts, typed."""
 
 from datetime import time
 
 import pytest
 
-from memoir.llm.preference_kinds import read_calendar_rules, read_response_style
+from memoir.llm.offline_preferences import read_calendar_rules, read_response_style
 from memoir.llm.prompts import DEFAULT_CAL_PREFERENCES, DEFAULT_RESPONSE_PREFERENCES
 from memoir.stores.preferences import DEFAULT_PREFERENCES
 

@@ -6,8 +6,12 @@ import pytest
 
 from memoir.embeddings import LocalEmbedder
 from memoir.llm import OfflineChatModel, ScriptedChatModel
-from memoir.llm.offline_preferences import clauses, learn_from_feedback
-from memoir.llm.preference_kinds import read_calendar_rules, read_response_style
+from memoir.llm.offline_preferences import (
+    clauses,
+    learn_from_feedback,
+    read_calendar_rules,
+    read_response_style,
+)
 from memoir.llm.prompts import (
     DEFAULT_CAL_PREFERENCES,
     DEFAULT_RESPONSE_PREFERENCES,

@@ -5,7 +5,7 @@ mail of seed 000's default rules, from senders the example table has never seen.
 import pytest
 
 from memoir.llm import OfflineChatModel
-from memoir.llm.triage_rules import table
+from memoir.llm.offline_triage import table
 from memoir.models import Classification, EmailMessage
 from memoir.stores import DEFAULT_PREFERENCES
 from memoir.triage import triage_email
