@@ -18,7 +18,6 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cache
-from typing import Any
 
 import numpy as np
 
@@ -88,14 +87,6 @@ class _Context:
     def remember(self, entity: Entity) -> str:
         self.entities[entity.name.lower()] = self.last = entity
         return entity.phrase
-
-
-def person_key(key: str | None, speaker: str | None) -> str | None:
-    """A named speaker's fact key: profile:city → person:maya:city (the user's keys stay)."""
-    if not key or not speaker:
-        return key
-    slug = re.sub(r"[^a-z0-9]+", "-", speaker.lower()).strip("-")
-    return f"person:{slug}:{key.removeprefix('profile:')}"
 
 
 def read_message(request: TurnMemoryRequest, embedder: Embedder) -> Reading:
@@ -325,10 +316,15 @@ def _verb(clause: Clause, *, event: bool = False) -> str:
 
 
 def _keyed(fact: Fact, ctx: _Context) -> MemoryCandidate:
-    """A keyed fact as a memory of its owner (a named speaker's: "Maya's …", person:maya:…)."""
-    summary = re.sub(r"^User\b", ctx.speaker, fact.summary) if ctx.speaker else fact.summary
+    """A keyed fact as a memory of its owner (a named speaker's: "Maya's …", profile:city →
+    person:maya:city)."""
+    summary, key = fact.summary, fact.key
+    if ctx.speaker:
+        summary = re.sub(r"^User\b", ctx.speaker, summary)
+        slug = re.sub(r"[^a-z0-9]+", "-", ctx.speaker.lower()).strip("-")
+        key = key and f"person:{slug}:{key.removeprefix('profile:')}"
     said = {"category": fact.category, "importance": fact.importance, "subject": ctx.owner}
-    return MemoryCandidate(summary=summary, key=person_key(fact.key, ctx.speaker), **said)
+    return MemoryCandidate(summary=summary, key=key, **said)
 
 
 def _object(clause: Clause, ctx: _Context, window: TimeFilter | None) -> str:
@@ -376,12 +372,8 @@ def _event(clause: Clause, subject: str, ctx: _Context) -> MemoryCandidate | Non
     event = MemoryCandidate(
         category="event", kind="event", summary=summary, importance=0.6, subject=subject
     )
-    return event if window is None else event.model_copy(update=_dated(window))
-
-
-def _dated(window: TimeFilter) -> dict[str, Any]:
-    """An event's date and the words that said it."""
-    return {"date_iso": window.start, "time_phrase": window.phrase}
+    dated = {"date_iso": window.start, "time_phrase": window.phrase} if window else {}
+    return event.model_copy(update=dated)
 
 
 def _attribute(clause: Clause, subject: str, ctx: _Context) -> MemoryCandidate | None:

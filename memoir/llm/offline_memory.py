@@ -15,11 +15,12 @@ from memoir.llm import tables
 from memoir.llm._text import second_person
 from memoir.llm.offline_clauses import gerund, parse_clause, vocab
 from memoir.llm.offline_extract import Reading, read_message
-from memoir.llm.offline_facts import content_words, read_summary, render, render_fact, table
+from memoir.llm.offline_facts import Fact, content_words, read_summary, render, render_fact, table
 from memoir.llm.prompts import one_line
 from memoir.memory.requests import (
     ComposeRequest,
     EpisodeRequest,
+    MemoryFields,
     ProfileRequest,
     SameFactRequest,
     TurnMemoryRequest,
@@ -37,6 +38,7 @@ from memoir.memory.timephrases import asks_for_recap
 from memoir.timeparse import strip_when
 
 _READ: dict[tuple[str, int], Reading] = {}
+_PERSON = r"^person:([^:]+):"  # a named speaker's key: person:maya:city
 
 
 def _reading(request: TurnMemoryRequest, embedder: Embedder) -> Reading:
@@ -95,9 +97,8 @@ def same_fact_offline(request: SameFactRequest, embedder: Embedder) -> SameFact:
 def compose_offline(request: ComposeRequest, embedder: Embedder) -> ComposedSummary:
     """The newer fact wins; the older one's details it does not contradict are kept."""
     old, new = request.existing, request.new
-    person = _person(new.key) or _person(old.key)
-    old_fact = read_summary(_as(old.summary, person, "User"), _user_key(old.key))
-    new_fact = read_summary(_as(new.summary, person, "User"), _user_key(new.key))
+    person = next((m[1] for k in (new.key, old.key) if (m := re.match(_PERSON, k or ""))), None)
+    old_fact, new_fact = _as_user(old, person), _as_user(new, person)
     if old_fact and new_fact and old_fact.slot == new_fact.slot:
         merged, kept = {**old_fact.attrs}, []
         for name, value in new_fact.attrs.items():
@@ -105,9 +106,9 @@ def compose_offline(request: ComposeRequest, embedder: Embedder) -> ComposedSumm
                 merged[name] = value
             elif merged.get(name):
                 kept.append(f"{name} {merged[name]}")
-        rendered = render_fact(new_fact.rule, merged)
+        summary = render_fact(new_fact.rule, merged)
         said = re.match(rf"^({re.escape(person)})\b", new.summary, re.I) if person else None
-        summary = _as(rendered, "User", said.group(1)) if rendered and said else rendered
+        summary = re.sub(r"^User\b", said[1], summary, flags=re.I) if summary and said else summary
         why = f"Same {new_fact.describe()}: the newer memory wins"
         why += f", keeping the older {', '.join(kept)}." if kept else "."
         return ComposedSummary(reasoning=why, summary=summary or new.summary)
@@ -118,22 +119,13 @@ def compose_offline(request: ComposeRequest, embedder: Embedder) -> ComposedSumm
     return ComposedSummary(reasoning=why, summary=new.summary or old.summary)
 
 
-def _person(key: str | None) -> str | None:
-    """The speaker slug of a named speaker's key (person:maya:city → maya), else None."""
-    m = re.match(r"^person:([^:]+):", key or "")
-    return m.group(1) if m else None
-
-
-def _user_key(key: str | None) -> str | None:
-    """A named speaker's key read as the user's (person:maya:city → profile:city)."""
-    return re.sub(r"^person:[^:]+:", "profile:", key) if key else key
-
-
-def _as(summary: str, who: str | None, instead: str) -> str:
-    """ "Maya's dog Luna …" → "User's dog Luna …": a summary about `who` said about `instead`."""
-    return (
-        re.sub(rf"^{re.escape(who)}\b", instead, summary, count=1, flags=re.I) if who else summary
-    )
+def _as_user(memory: MemoryFields, person: str | None) -> Fact | None:
+    """A named speaker's memory read as the user's: "Maya's dog …" → "User's dog …",
+    person:maya:city → profile:city."""
+    summary, key = memory.summary, re.sub(_PERSON, "profile:", memory.key or "") or None
+    if person:
+        summary = re.sub(rf"^{re.escape(person)}\b", "User", summary, count=1, flags=re.I)
+    return read_summary(summary, key)
 
 
 # ----- episodic ----------------------------------------------------------------------------------
@@ -179,27 +171,27 @@ def episodic_offline(request: EpisodeRequest, embedder: Embedder) -> EpisodicSum
     """Topic from the request, approach from the actions or the reply; notable with an outcome."""
     reply = one_line(request.reply, 200)
     recall = request.email is None and asks_for_recap(request.request)
-    topic = _topic(request, recall)
-    steps = [f"The request is about {topic}."]
-    if request.actions:
-        done = [
-            ("" if a.ok else "tried but failed: ") + a.text.strip().rstrip(".")
-            for a in request.actions
-        ]
-        approach, notable = "; ".join(done), True
-        steps.append(f"{len(done)} action(s) ran: an outcome, so it is notable.")
+    done = [
+        f"{'' if a.ok else 'tried but failed: '}{a.text.strip().rstrip('.')}"
+        for a in request.actions
+    ]
+    if done:
+        approach, why = "; ".join(done), f"{len(done)} action(s) ran: an outcome, so it is notable."
     elif recall and reply:
-        approach, notable = f"I recapped our earlier conversations ({reply})", True
-        steps.append("The user asked to recall earlier conversations: a recap is notable.")
+        approach = f"I recapped our earlier conversations ({reply})"
+        why = "The user asked to recall earlier conversations: a recap is notable."
     elif recall:
-        approach, notable = "no recap given", False
-        steps.append("A recap was asked for but none was given (no reply): nothing to keep.")
+        approach = "no recap given"
+        why = "A recap was asked for but none was given (no reply): nothing to keep."
     else:
-        approach, notable = (f"I replied: {reply}" if reply else "I replied"), False
-        status = request.status or "unknown"
-        steps.append(f"No action ran (status {status}): a routine turn, not notable.")
+        approach = f"I replied: {reply}" if reply else "I replied"
+        why = f"No action ran (status {request.status or 'unknown'}): a routine turn, not notable."
+    topic = _topic(request, recall)
     return EpisodicSummary(
-        reasoning=" ".join(steps), topic=topic, approach=approach, notable=notable
+        reasoning=f"The request is about {topic}. {why}",
+        topic=topic,
+        approach=approach,
+        notable=bool(done) or (recall and bool(reply)),
     )
 
 
