@@ -45,7 +45,7 @@ from memoir.models.names import (
 )
 from memoir.settings import Settings
 from temporal import ingest
-from temporal.diagnosis import failing_activities
+from temporal.diagnosis import decode_failures, failing_activities
 
 # How long a query may take before the turn counts as not answering (no worker, stuck task).
 QUERY_TIMEOUT = timedelta(seconds=5)
@@ -122,7 +122,7 @@ async def turn_view(client: Client, turn_id: str) -> TurnView | None:
     if description is None:
         return None
     if description.status == WorkflowExecutionStatus.RUNNING:
-        return await _running_view(handle, description)
+        return await _running_view(client, handle, description)
     if description.status == WorkflowExecutionStatus.COMPLETED:
         result: TurnResult = await handle.result()
         return TurnView(
@@ -138,12 +138,13 @@ async def turn_view(client: Client, turn_id: str) -> TurnView | None:
 
 
 async def _running_view(
-    handle: WorkflowHandle, description: WorkflowExecutionDescription
+    client: Client, handle: WorkflowHandle, description: WorkflowExecutionDescription
 ) -> TurnView:
     """The `view` query (or what the search attributes say when the turn cannot answer), with
     the last error of a pending activity that is being retried if the turn shows none yet."""
     view = await _queried_view(handle, description)
     if view.last_error is None:
+        await decode_failures(description.raw_description.pending_activities, client.data_converter)
         view.last_error = next(iter(failing_activities(description)), None)
     return view
 

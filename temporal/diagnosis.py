@@ -4,11 +4,14 @@ Read from the server (`describe`) and the built-in metadata query, so they show 
 retries of an activity, before the workflow itself knows anything failed.
 """
 
+from collections.abc import Iterable
 from datetime import timedelta
 
 from temporalio.api.sdk.v1 import WorkflowMetadata
 from temporalio.api.workflow.v1 import PendingActivityInfo
 from temporalio.client import WorkflowExecutionDescription, WorkflowHandle
+from temporalio.converter import DataConverter
+from temporalio.exceptions import FailureError
 
 METADATA_QUERY = "__temporal_workflow_metadata"
 
@@ -34,6 +37,21 @@ def failing_activities(description: WorkflowExecutionDescription) -> list[str]:
         for a in description.raw_description.pending_activities
         if a.attempt > 1 and a.HasField("last_failure")
     ]
+
+
+async def decode_failures(
+    activities: Iterable[PendingActivityInfo], converter: DataConverter
+) -> None:
+    """Decode the activities' last failures in place, so an encrypted message reads.
+
+    With payload encryption a failure's message travels in its encoded attributes and reads
+    "Encoded failure" until the codec decodes it.
+    """
+    for activity in activities:
+        if activity.HasField("last_failure"):
+            error = await converter.decode_failure(activity.last_failure)
+            if isinstance(error, FailureError):
+                activity.last_failure.message = error.message
 
 
 def pending_activities(description: WorkflowExecutionDescription) -> list[str]:
