@@ -24,6 +24,7 @@ import numpy as np
 from memoir.embeddings import Embedder
 from memoir.llm import offline_clauses as grammar
 from memoir.llm import tables
+from memoir.llm._text import sentence as said_as_sentence
 from memoir.llm._text import swap_words
 from memoir.llm.offline_clauses import Clause, pattern, vocab
 from memoir.llm.offline_facts import Fact, extract_facts, sentences, strip_lead
@@ -132,6 +133,8 @@ def _learn_entities(turn: str, outer: _Context) -> None:
 
 
 def _read_sentence(raw: str, ctx: _Context, reading: Reading) -> None:
+    """A question or a request is set aside; a standing instruction keeps its preference facts;
+    else each clause is read."""
     sentence = strip_lead(raw).strip()
     quoted = f"“{raw if len(raw) <= 80 else raw[:79] + '…'}”"
     standing = _STANDING.search(sentence) is not None and ctx.speaker is None
@@ -139,16 +142,10 @@ def _read_sentence(raw: str, ctx: _Context, reading: Reading) -> None:
         meta = _ABOUT_ASSISTANT.search(sentence) is not None
         about = " about the assistant (meta/capability)" if meta else ""
         reading.notes.append(f"{quoted} is a question{about}, not a statement of fact.")
-    elif not standing and _REQUEST.search(sentence):
+        return
+    if not standing and _REQUEST.search(sentence):
         reading.notes.append(f"{quoted} is a one-off request, not a lasting fact.")
-    else:
-        _read_statement(sentence, standing, ctx, reading, quoted)
-
-
-def _read_statement(
-    sentence: str, standing: bool, ctx: _Context, reading: Reading, quoted: str
-) -> None:
-    """A standing instruction's preference facts, else what each clause states."""
+        return
     facts = [f for f in extract_facts(sentence) if f.category == "preference"] if standing else []
     reading.memories.extend(_keyed(f, ctx) for f in facts)
     for text in grammar.split_clauses(sentence) if sentence and not facts else []:
@@ -287,12 +284,6 @@ def _named_phrase(clause: Clause, ctx: _Context) -> str | None:
     return ctx.remember(known or Entity(name, name, "person"))
 
 
-def _swap_person(text: str, ctx: _Context, owner_is_subject: bool) -> str:
-    """First-person words of the object said about their owner: my → their / Maya's."""
-    swaps = vocab()["about_subject" if owner_is_subject else "about_owner"]
-    return swap_words(text, {word: said.format(owner=ctx.owner) for word, said in swaps.items()})
-
-
 def _verb(clause: Clause, *, event: bool = False) -> str:
     """The verb phrase said of the subject: contractions spelled out, third person for "I" /
     "we"; an event's in the simple past ("'ve just started" → "started")."""
@@ -339,9 +330,11 @@ def _object(clause: Clause, ctx: _Context, window: TimeFilter | None) -> str:
     words = re.sub(r"\s+", " ", text).strip(" ,;:-").split()[:20]
     while words and words[-1].lower().strip(",") in vocab()["dangling"]:
         words.pop()
-    return _swap_person(
-        " ".join(words).strip(" ,"), ctx, clause.subject.kind in ("speaker", "group")
-    )
+    swaps = vocab()[
+        "about_subject" if clause.subject.kind in ("speaker", "group") else "about_owner"
+    ]
+    mine = {word: said.format(owner=ctx.owner) for word, said in swaps.items()}
+    return swap_words(" ".join(words).strip(" ,"), mine)  # my → their / Maya's
 
 
 def _event_window(clause: Clause, ctx: _Context) -> TimeFilter | None:
@@ -368,7 +361,11 @@ def _event(clause: Clause, subject: str, ctx: _Context) -> MemoryCandidate | Non
     if first in vocab()["pronoun_objects"] or not (rest or clause.lemma in vocab()["whole_events"]):
         return None
     core = f"{subject} {_verb(clause, event=True)}" + (f" {rest}" if rest else "")
-    summary = _said(core) if window is None else f"{span_phrase(window.start, window.end)} {core}."
+    summary = (
+        said_as_sentence(core)
+        if window is None
+        else f"{span_phrase(window.start, window.end)} {core}."
+    )
     event = MemoryCandidate(
         category="event", kind="event", summary=summary, importance=0.6, subject=subject
     )
@@ -388,12 +385,7 @@ def _attribute(clause: Clause, subject: str, ctx: _Context) -> MemoryCandidate |
         return None
     if clause.copula and not _DETERMINED.search(rest):
         return None
-    summary = _said(f"{subject} {_verb(clause)} {rest}")
+    summary = said_as_sentence(f"{subject} {_verb(clause)} {rest}")
     pet = any(e.phrase == subject and e.kind == "pet" for e in ctx.entities.values())
     category = "pet" if pet else "profile" if subject == ctx.owner else "relationship"
     return MemoryCandidate(category=category, summary=summary, importance=0.55, subject=subject)
-
-
-def _said(core: str) -> str:
-    """A summary's sentence: its first letter capitalized, a full stop at its end."""
-    return f"{core[:1].upper()}{core[1:]}."

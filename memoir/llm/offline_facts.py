@@ -229,11 +229,6 @@ def render(template: str, attrs: dict[str, str]) -> str | None:
     return _FIELD.sub(lambda f: _field(f, attrs) or "", text)
 
 
-def render_fact(rule_name: str, attrs: dict[str, str]) -> str | None:
-    """The summary of a fact of the rule named `rule_name` with `attrs`."""
-    return next((render(r.spec["says"], attrs) for r in rules() if r.name == rule_name), None)
-
-
 def _fact(rule: Rule, sentence: str, context: Entities) -> Fact | None:
     """The fact of the rule's first pattern that matches with valid slots."""
     spec = rule.spec

@@ -15,7 +15,7 @@ from memoir.llm import tables
 from memoir.llm._text import second_person
 from memoir.llm.offline_clauses import gerund, parse_clause, vocab
 from memoir.llm.offline_extract import Reading, read_message
-from memoir.llm.offline_facts import Fact, content_words, read_summary, render, render_fact, table
+from memoir.llm.offline_facts import Fact, content_words, read_summary, render, rules, table
 from memoir.llm.prompts import one_line
 from memoir.memory.requests import (
     ComposeRequest,
@@ -106,7 +106,8 @@ def compose_offline(request: ComposeRequest, embedder: Embedder) -> ComposedSumm
                 merged[name] = value
             elif merged.get(name):
                 kept.append(f"{name} {merged[name]}")
-        summary = render_fact(new_fact.rule, merged)
+        rule = next(r for r in rules() if r.name == new_fact.rule)
+        summary = render(rule.spec["says"], merged)
         said = re.match(rf"^({re.escape(person)})\b", new.summary, re.I) if person else None
         summary = re.sub(r"^User\b", said[1], summary, flags=re.I) if summary and said else summary
         why = f"Same {new_fact.describe()}: the newer memory wins"
