@@ -32,9 +32,11 @@ def beat_interval(timeout: timedelta | None) -> float | None:
 
 
 async def _beat(every: float) -> None:
+    # Sleep first: the SDK sends a first heartbeat at once, so beating at the start would cost
+    # every short activity (nearly all of them) a server round trip it does not need.
     while True:
-        activity.heartbeat()
         await asyncio.sleep(every)
+        activity.heartbeat()
 
 
 class _HeartbeatInbound(ActivityInboundInterceptor):
