@@ -15,7 +15,6 @@ from memoir.models.messages import ID_PATTERN
 from memoir.stores._common import UnknownUserError, user_must_exist
 
 _ID_RE = re.compile(ID_PATTERN)
-_MAX_SLUG = 40
 
 
 class UserExistsError(ValueError):
@@ -27,15 +26,13 @@ def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
-def slugify(name: str) -> str:
-    """Lowercase ASCII slug of a name (`Ana María` → `ana-mar-a`), `user` when nothing is left."""
-    slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:_MAX_SLUG].strip("-")
-    return slug or "user"
+def new_user_id() -> str:
+    """A random user id (`u-3f9a0c1be27d`).
 
-
-def new_user_id(name: str) -> str:
-    """A readable, unique-enough user id: the name's slug plus a short random suffix."""
-    return f"{slugify(name)}-{secrets.token_hex(3)}"
+    It carries nothing of the person: user ids travel in clear in workflow ids, search
+    attributes, logs and the Web UI, which payload encryption does not cover.
+    """
+    return f"u-{secrets.token_hex(6)}"
 
 
 def _validate_timezone(timezone: str) -> None:
@@ -82,8 +79,8 @@ class UserStore:
         if not name:
             raise ValueError("name must not be empty")
         if user_id is None:
-            user_id = new_user_id(name)
-        elif not _ID_RE.match(user_id) or len(user_id) > 200:
+            user_id = new_user_id()
+        elif not _ID_RE.fullmatch(user_id) or len(user_id) > 200:
             raise ValueError(f"invalid user_id {user_id!r}: no spaces, ':' or '/' allowed")
         _validate_timezone(timezone)
         token = secrets.token_urlsafe(32)

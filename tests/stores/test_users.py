@@ -20,12 +20,20 @@ async def test_create_user_returns_profile_with_defaults(stores: Stores) -> None
     assert profile.capabilities == ["reminders"]
 
 
-async def test_generated_user_id_is_a_slug_with_suffix_valid_in_workflow_ids(
-    stores: Stores,
-) -> None:
+async def test_generated_user_id_is_random_and_valid_in_workflow_ids(stores: Stores) -> None:
     profile, _ = await stores.users.create_user("Ana María: O'Neil / Ops")
     assert re.match(ID_PATTERN, profile.user_id)
-    assert re.fullmatch(r"ana-mar-a-o-neil-ops-[0-9a-f]{6}", profile.user_id)
+    assert re.fullmatch(r"u-[0-9a-f]{12}", profile.user_id)
+
+
+async def test_generated_user_id_carries_nothing_of_the_name(stores: Stores) -> None:
+    profile, _ = await stores.users.create_user("Tess Ogilvy")
+    assert "tess" not in profile.user_id and "ogilvy" not in profile.user_id
+
+
+async def test_a_user_id_ending_in_a_newline_is_refused(stores: Stores) -> None:
+    with pytest.raises(ValueError, match="invalid user_id"):
+        await stores.users.create_user("X", user_id="someone\n")
 
 
 async def test_explicit_user_id_is_kept_and_cannot_be_taken_twice(stores: Stores) -> None:
