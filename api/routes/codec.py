@@ -25,6 +25,7 @@ from temporalio.api.common.v1 import Payload
 
 from api.deps import ClientDep, StoresDep
 from api.errors import ERROR_RESPONSES, ApiError
+from memoir.audit import AuditAction, AuditLog
 from memoir.crypto import KeyDestroyedError
 from memoir.crypto.aead import unseal
 from memoir.models import UserProfile
@@ -117,10 +118,24 @@ async def encode(body: JsonPayloads, user: CodecUser, codec: CodecDep) -> JsonPa
 
 
 @router.post("/decode", responses={410: {"description": "The payloads' key was destroyed."}})
-async def decode(body: JsonPayloads, user: CodecUser, codec: CodecDep) -> JsonPayloads:
+async def decode(
+    body: JsonPayloads, user: CodecUser, codec: CodecDep, stores: StoresDep
+) -> JsonPayloads:
     """Decrypt this user's payloads; others' stay as they are (still encrypted)."""
     payloads = [to_payload(p, i) for i, p in enumerate(body.payloads)]
-    return JsonPayloads(payloads=[to_json(await _decode(codec, user, p)) for p in payloads])
+    decoded = [await _decode(codec, user, p) for p in payloads]
+    opened = sum(1 for before, after in zip(payloads, decoded, strict=True) if after is not before)
+    if opened:
+        # a read of their history's contents (the Web UI decodes often: reads within a minute
+        # are one entry)
+        await AuditLog(stores.pool).record(
+            user.user_id,
+            AuditAction.READ,
+            "history_payloads",
+            route="POST /codec/decode",
+            details={"payloads": opened},
+        )
+    return JsonPayloads(payloads=[to_json(p) for p in decoded])
 
 
 async def _decode(codec: EncryptionCodec, user: UserProfile, payload: Payload) -> Payload:

@@ -193,3 +193,23 @@ async def test_cors_ignores_other_origins_and_other_paths(http: httpx.AsyncClien
     assert "access-control-allow-origin" not in refused.headers
     api = await http.get("/healthz", headers={"Origin": UI_ORIGIN})
     assert "access-control-allow-origin" not in api.headers
+
+
+async def test_decoding_ones_payloads_is_audited_as_a_read_of_the_history(
+    http: httpx.AsyncClient, user: ApiUser
+) -> None:
+    plain = Payload(metadata={"encoding": b"json/plain"}, data=b'"hello"')
+    body = {"payloads": [payload_json(plain)]}
+    sealed = (await http.post("/codec/encode", json=body, headers=user.headers)).json()
+    await http.post("/codec/decode", json=body, headers=user.headers)  # clear: nothing opened
+    assert not await codec_reads(http, user)
+    await http.post("/codec/decode", json=sealed, headers=user.headers)
+    [entry] = await codec_reads(http, user)
+    assert (entry["action"], entry["details"]) == ("read", {"payloads": 1})
+
+
+async def codec_reads(http: httpx.AsyncClient, user: ApiUser) -> list[dict[str, Any]]:
+    """The user's audit entries written by the codec server."""
+    page = (await http.get("/v1/audit", headers=user.headers)).json()
+    entries: list[dict[str, Any]] = page["items"]
+    return [e for e in entries if e["resource_kind"] == "history_payloads"]
