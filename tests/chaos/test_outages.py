@@ -63,11 +63,16 @@ async def test_a_database_outage_during_memory_writes_loses_nothing(
         await chaos.start_postgres()
         result = await h.result(turn_id, within=WAIT)
         assert result.status is TurnStatus.COMPLETED
-        assert (await http.get("/healthz")).json()["status"] == "ok"
+        # the API's pool reconnects with a backoff of its own: healthy again within seconds
+        await until(lambda: _healthy(http), "/healthz to say ok again", tries=60, every=0.5)
         view = (await http.get(f"/v1/turns/{turn_id}")).json()
         assert view["status"] == "completed", view
     assert await memories_mentioning(chaos.pool, h.user.user_id, "Miso") == 1
     assert await interactions_of(chaos.pool, h.user.user_id, message_id="m-miso") == 1
+
+
+async def _healthy(http: httpx.AsyncClient) -> bool:
+    return bool((await http.get("/healthz")).json()["status"] == "ok")
 
 
 async def _failing(h: Harness, turn_id: str) -> str | None:
