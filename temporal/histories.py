@@ -79,6 +79,17 @@ async def fast_approval(h: Harness) -> str:
     return routed.turn_id or ""
 
 
+async def approval_decided_before_resolve(h: Harness) -> str:
+    """An approval with patch `ask-decided-before-resolve`: the patch the question reads is
+    decided before the resolve step's local activity, not right after it."""
+    h.llm.script("Plan", plans.remind("renew the passport", approval=True))
+    routed = await h.send("remind me to renew the passport", message_id="decided")
+    await h.pending(routed.turn_id or "")
+    await h.send("yes", message_id="decided-yes")
+    await h.result(routed.turn_id or "")
+    return routed.turn_id or ""
+
+
 async def two_turns(h: Harness) -> str:
     """Two turns in one thread with patch `thread-one-idle-timer`: the thread's idle timer is
     started once, not around each turn."""
@@ -190,6 +201,7 @@ SCENARIOS: dict[str, Scenario] = {
     "fast_approval": fast_approval,
     "two_turns": two_turns,
     "chat_classified": chat_classified,
+    "approval_decided_before_resolve": approval_decided_before_resolve,
 }
 
 

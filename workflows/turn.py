@@ -85,6 +85,12 @@ PATCH_FAST_TURN = "fast-turn"
 # The thread is told a question closed without waiting for the signal's delivery, so the next
 # activity starts in the workflow task that took the answer; older histories waited for it.
 PATCH_CLOSE_UNAWAITED = "hitl-close-unawaited"
+# The patch `_ask` reads is decided before the resolve step's local activity, not in `_ask` right
+# after it: when a query arrives meanwhile, the original run records the local activity's marker
+# and the patch's in two workflow tasks, and a replay (a restarted worker) reaches `_ask` before
+# it knows the patch is there, reads it as absent and fails on a nondeterminism error. Older
+# histories decide in `_ask`.
+PATCH_ASK_DECIDED_BEFORE_RESOLVE = "ask-decided-before-resolve"
 UNRUNNABLE_PLAN_REPLY = "Sorry, I put together a plan I can't run. Could you rephrase that?"
 LLM_TIMEOUT = timedelta(seconds=120)
 STORE_TIMEOUT = timedelta(seconds=30)
@@ -286,6 +292,8 @@ class AgentTurnWorkflow:
             if plan_question(plan) is HitlKind.APPROVAL and workflow.patched(
                 PATCH_RESOLVE_BEFORE_APPROVAL
             ):
+                if workflow.patched(PATCH_ASK_DECIDED_BEFORE_RESOLVE):
+                    workflow.patched(PATCH_THREAD_KNOWS_FIRST)  # `_ask` reads it remembered
                 plan = await self._resolve_for_approval(turn, plan)
             request = self._requests.for_plan(workflow.now(), plan)
             if request is None:
