@@ -1,12 +1,13 @@
 """Request and response bodies of the HTTP API that are not shared models."""
 
 import re
+from datetime import UTC, datetime
 from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 from pydantic_core import PydanticCustomError
 
-from memoir.models import HumanResponse, RouteStatus
+from memoir.models import Channel, HumanResponse, IncomingMessage, RouteStatus
 from memoir.models.messages import ID_PATTERN, MAX_TEXT_CHARS
 
 _ID = re.compile(ID_PATTERN)
@@ -45,6 +46,17 @@ class ChatMessageIn(BaseModel):
         if not text.strip():
             raise PydanticCustomError("blank", "must not be blank")
         return text
+
+    def incoming(self, user_id: str) -> IncomingMessage:
+        """The message as the thread takes it, received now."""
+        return IncomingMessage(
+            user_id=user_id,
+            thread_id=self.thread_id,
+            message_id=self.message_id,
+            channel=Channel.CHAT,
+            text=self.text,
+            received_at=datetime.now(UTC),
+        )
 
 
 def one_response(value: object) -> object:

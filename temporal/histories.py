@@ -67,27 +67,27 @@ async def fast_turn(h: Harness) -> str:
     return routed.turn_id or ""
 
 
+async def _approved_in_chat(h: Harness, task: str, message_id: str) -> str:
+    """A reminder turn that asks for approval, answered "yes" in chat; its turn id."""
+    h.llm.script("Plan", plans.remind(task, approval=True))
+    routed = await h.send(f"remind me to {task}", message_id=message_id)
+    await h.pending(routed.turn_id or "")
+    await h.send("yes", message_id=f"{message_id}-yes")
+    await h.result(routed.turn_id or "")
+    return routed.turn_id or ""
+
+
 async def fast_approval(h: Harness) -> str:
     """An approval with patches `fast-turn` and `hitl-close-unawaited`: the step resolved by a
     local activity before the approval, "yes" in chat, then execution in the workflow task
     that took the answer (the thread is told the question closed meanwhile)."""
-    h.llm.script("Plan", plans.remind("book the dentist", approval=True))
-    routed = await h.send("remind me to book the dentist", message_id="fast-approval")
-    await h.pending(routed.turn_id or "")
-    await h.send("yes", message_id="fast-approval-yes")
-    await h.result(routed.turn_id or "")
-    return routed.turn_id or ""
+    return await _approved_in_chat(h, "book the dentist", "fast-approval")
 
 
 async def approval_decided_before_resolve(h: Harness) -> str:
     """An approval with patch `ask-decided-before-resolve`: the patch the question reads is
     decided before the resolve step's local activity, not right after it."""
-    h.llm.script("Plan", plans.remind("renew the passport", approval=True))
-    routed = await h.send("remind me to renew the passport", message_id="decided")
-    await h.pending(routed.turn_id or "")
-    await h.send("yes", message_id="decided-yes")
-    await h.result(routed.turn_id or "")
-    return routed.turn_id or ""
+    return await _approved_in_chat(h, "renew the passport", "decided")
 
 
 async def two_turns(h: Harness) -> str:

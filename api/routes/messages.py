@@ -11,7 +11,7 @@ from api.emails import EmailIn, incoming_email
 from api.errors import ERROR_RESPONSES, from_validation_error
 from api.schemas import ChatMessageIn, EmailAccepted
 from memoir.audit import AuditAction
-from memoir.models import Channel, IncomingMessage, RouteResult, RouteStatus
+from memoir.models import RouteResult, RouteStatus
 
 router = APIRouter(prefix="/v1", tags=["ingest"], responses=ERROR_RESPONSES)
 
@@ -26,14 +26,7 @@ async def post_message(
 ) -> RouteResult:
     """Send a chat message to its thread; answers how the thread routed it."""
     try:
-        message = IncomingMessage(
-            user_id=user.user_id,
-            thread_id=body.thread_id,
-            message_id=body.message_id,
-            channel=Channel.CHAT,
-            text=body.text,
-            received_at=datetime.now(UTC),
-        )
+        message = body.incoming(user.user_id)
     except ValidationError as err:
         raise from_validation_error(err) from err
     routed = await gateway.submit_message(client, settings, message)

@@ -447,15 +447,7 @@ async def langgraph_message(
     body: ChatMessageIn, user: CurrentUser, request: Request
 ) -> LangGraphTurn:
     """A chat message run through the LangGraph graph; answers when the turn has ended."""
-    message = IncomingMessage(
-        user_id=user.user_id,
-        thread_id=body.thread_id,
-        message_id=body.message_id,
-        channel=Channel.CHAT,
-        text=body.text,
-        received_at=datetime.now(UTC),
-    )
-    return await _pipeline(request).run(message)
+    return await _pipeline(request).run(body.incoming(user.user_id))
 
 
 @router.post("/emails")
