@@ -25,7 +25,7 @@ from temporalio.converter import (
 
 from memoir.crypto import SYSTEM_OWNER, Keyring
 from memoir.crypto.aead import seal, unseal
-from memoir.crypto.keyring import destroy_keys
+from memoir.crypto.keyring import DataKey, destroy_keys
 from memoir.db import Pool
 
 ENCODING = b"binary/encrypted"
@@ -82,6 +82,13 @@ def payload_user(payload: Payload) -> str:
     return payload.metadata.get(USER_ID, b"").decode()
 
 
+def open_payload(payload: Payload, key: DataKey) -> Payload:
+    """An encrypted payload decrypted with its key; `InvalidTag` when tampered with."""
+    decoded = Payload()
+    decoded.ParseFromString(unseal(key.aead, payload.data, key.key_id.encode()))
+    return decoded
+
+
 class EncryptionCodec(PayloadCodec, WithSerializationContext):
     """Encrypts every payload under its user's data key; decodes by the key id it carries."""
 
@@ -123,11 +130,7 @@ class EncryptionCodec(PayloadCodec, WithSerializationContext):
         gone, `cryptography.exceptions.InvalidTag` when the bytes were tampered with."""
         if not is_encrypted(payload):
             return payload
-        key_id = payload_key_id(payload)
-        key = await self.keyring.key(key_id)
-        decoded = Payload()
-        decoded.ParseFromString(unseal(key.aead, payload.data, key_id.encode()))
-        return decoded
+        return open_payload(payload, await self.keyring.key(payload_key_id(payload)))
 
 
 def encrypted_data_converter(keyring: Keyring) -> DataConverter:

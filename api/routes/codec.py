@@ -27,10 +27,15 @@ from api.deps import ClientDep, StoresDep
 from api.errors import ERROR_RESPONSES, ApiError
 from memoir.audit import AuditAction, AuditLog
 from memoir.crypto import KeyDestroyedError
-from memoir.crypto.aead import unseal
 from memoir.models import UserProfile
 from memoir.settings import Settings
-from temporal.codec import EncryptionCodec, is_encrypted, payload_key_id, payload_user
+from temporal.codec import (
+    EncryptionCodec,
+    is_encrypted,
+    open_payload,
+    payload_key_id,
+    payload_user,
+)
 
 PREFIX = "/codec"
 COOKIE = "memoir_codec"
@@ -151,12 +156,10 @@ async def _decode(codec: EncryptionCodec, user: UserProfile, payload: Payload) -
         ) from None
     if key.owner != user.user_id:
         return payload
-    decoded = Payload()
     try:
-        decoded.ParseFromString(unseal(key.aead, payload.data, key_id.encode()))
+        return open_payload(payload, key)
     except InvalidTag:
         raise ApiError(422, "invalid_payload", "The payload does not authenticate.") from None
-    return decoded
 
 
 # ----- the Web UI: a cookie to send with "Include cross-origin credentials" -----
