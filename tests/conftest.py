@@ -9,7 +9,9 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
+from temporalio.testing import WorkflowEnvironment
 
+from memoir.binaries import temporal_cli
 from memoir.caldav_server import CalDAVServer, start_caldav_server
 from memoir.crypto import Keyring, MasterKey
 from memoir.db import Pool, migrate, open_pool
@@ -95,3 +97,13 @@ def caldav_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CalDAVSe
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture(scope="session")
+async def bare_temporal() -> AsyncIterator[WorkflowEnvironment]:
+    """A plain dev server: none of Memoir's search attributes, no data converter of its own."""
+    env = await WorkflowEnvironment.start_local(dev_server_existing_path=temporal_cli())
+    try:
+        yield env
+    finally:
+        await env.shutdown()

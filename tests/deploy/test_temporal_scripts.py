@@ -8,10 +8,8 @@ import os
 import subprocess
 import sys
 import uuid
-from collections.abc import AsyncIterator
 from pathlib import Path
 
-import pytest
 from temporalio import activity
 from temporalio.api.enums.v1 import IndexedValueType
 from temporalio.api.operatorservice.v1 import ListSearchAttributesRequest
@@ -27,16 +25,6 @@ KINDS = {
     IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD: "Keyword",
     IndexedValueType.INDEXED_VALUE_TYPE_BOOL: "Bool",
 }
-
-
-@pytest.fixture(scope="module")
-async def server() -> AsyncIterator[WorkflowEnvironment]:
-    """A bare dev server (no search attributes of Memoir's) from the venv's `temporal`."""
-    env = await WorkflowEnvironment.start_local(dev_server_existing_path=str(BIN / "temporal"))
-    try:
-        yield env
-    finally:
-        await env.shutdown()
 
 
 def _address(env: WorkflowEnvironment) -> str:
@@ -58,14 +46,14 @@ async def _custom_attributes(client: Client, namespace: str) -> dict[str, str]:
 
 
 async def test_setup_script_creates_the_namespace_and_memoirs_search_attributes(
-    server: WorkflowEnvironment,
+    bare_temporal: WorkflowEnvironment,
 ) -> None:
     namespace = f"compose-{uuid.uuid4().hex[:8]}"
     script = ["sh", "deploy/temporal-setup.sh"]
-    env = {"TEMPORAL_ADDRESS": _address(server), "TEMPORAL_NAMESPACE": namespace}
+    env = {"TEMPORAL_ADDRESS": _address(bare_temporal), "TEMPORAL_NAMESPACE": namespace}
     first = _run(script, **env)
     assert first.returncode == 0, first.stdout + first.stderr
-    assert await _custom_attributes(server.client, namespace) == SEARCH_ATTRIBUTE_TYPES
+    assert await _custom_attributes(bare_temporal.client, namespace) == SEARCH_ATTRIBUTE_TYPES
     again = _run(script, **env)  # every `docker compose up` runs it: idempotent
     assert again.returncode == 0, again.stdout + again.stderr
     assert "search attribute MemoirUserId exists" in again.stdout
@@ -77,15 +65,15 @@ async def noop() -> None:
 
 
 async def test_worker_health_check_sees_a_worker_of_this_host_polling(
-    server: WorkflowEnvironment,
+    bare_temporal: WorkflowEnvironment,
 ) -> None:
     queue = f"health-{uuid.uuid4().hex[:8]}"
     check = [str(BIN / "python"), "deploy/worker_healthcheck.py"]
-    env = {"TEMPORAL_ADDRESS": _address(server), "MEMOIR_TASK_QUEUE": queue}
+    env = {"TEMPORAL_ADDRESS": _address(bare_temporal), "MEMOIR_TASK_QUEUE": queue}
     idle = _run(check, **env)
     assert idle.returncode == 1, idle.stdout + idle.stderr
     assert f"no worker on {os.uname().nodename} polls task queue {queue}" in idle.stdout
-    async with Worker(server.client, task_queue=queue, activities=[noop]):
+    async with Worker(bare_temporal.client, task_queue=queue, activities=[noop]):
         for _ in range(20):  # the worker's first poll reaches the server within moments
             polling = await asyncio.to_thread(_run, check, **env)
             if polling.returncode == 0:

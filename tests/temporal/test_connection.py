@@ -3,8 +3,6 @@ and what they do against a real (plaintext) dev server."""
 
 from __future__ import annotations
 
-import sys
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -20,9 +18,6 @@ from temporalio.testing import WorkflowEnvironment
 
 from memoir.settings import Settings
 from temporal.connection import TemporalTLSError, connect_options
-
-BIN = Path(sys.executable).parent
-
 
 TLS_NAMES = (
     "TEMPORAL_TLS",
@@ -74,16 +69,6 @@ def _pem_pair(folder: Path) -> tuple[Path, Path]:
         )
     )
     return cert_path, key_path
-
-
-@pytest.fixture(scope="module")
-async def server() -> AsyncIterator[WorkflowEnvironment]:
-    """A plaintext dev server from the venv's `temporal`."""
-    env = await WorkflowEnvironment.start_local(dev_server_existing_path=str(BIN / "temporal"))
-    try:
-        yield env
-    finally:
-        await env.shutdown()
 
 
 def test_by_default_no_tls_and_no_api_key() -> None:
@@ -153,26 +138,30 @@ def test_tls_off_with_certificates_is_refused(tmp_path: Path) -> None:
         connect_options(settings)
 
 
-async def _connect(server: WorkflowEnvironment, settings: Settings) -> Client:
-    address = server.client.service_client.config.target_host
+async def _connect(bare_temporal: WorkflowEnvironment, settings: Settings) -> Client:
+    address = bare_temporal.client.service_client.config.target_host
     return await Client.connect(address, **connect_options(settings))
 
 
-async def test_plaintext_options_reach_the_dev_server(server: WorkflowEnvironment) -> None:
-    client = await _connect(server, _settings())
+async def test_plaintext_options_reach_the_dev_server(bare_temporal: WorkflowEnvironment) -> None:
+    client = await _connect(bare_temporal, _settings())
     assert await client.service_client.check_health()
 
 
-async def test_an_api_key_is_sent_when_tls_is_off(server: WorkflowEnvironment) -> None:
-    client = await _connect(server, _settings(TEMPORAL_API_KEY="k-123", TEMPORAL_TLS="false"))
+async def test_an_api_key_is_sent_when_tls_is_off(bare_temporal: WorkflowEnvironment) -> None:
+    client = await _connect(
+        bare_temporal, _settings(TEMPORAL_API_KEY="k-123", TEMPORAL_TLS="false")
+    )
     assert client.api_key == "k-123"
     assert await client.service_client.check_health()
 
 
-async def test_mtls_options_really_speak_tls(server: WorkflowEnvironment, tmp_path: Path) -> None:
+async def test_mtls_options_really_speak_tls(
+    bare_temporal: WorkflowEnvironment, tmp_path: Path
+) -> None:
     cert, key = _pem_pair(tmp_path)
     settings = _settings(TEMPORAL_TLS_CERT=str(cert), TEMPORAL_TLS_KEY=str(key))
     with pytest.raises(
         RuntimeError, match="(?i)connect"
     ):  # a TLS handshake with a plaintext server
-        await _connect(server, settings)
+        await _connect(bare_temporal, settings)

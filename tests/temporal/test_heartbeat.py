@@ -9,7 +9,6 @@ from temporalio.common import RetryPolicy
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
-from memoir.binaries import temporal_cli
 from temporal.heartbeat import HeartbeatInterceptor, beat_interval
 
 
@@ -38,19 +37,17 @@ def test_beats_come_a_few_times_per_timeout() -> None:
     assert beat_interval(None) is None
 
 
-async def test_an_activity_longer_than_its_heartbeat_timeout_completes() -> None:
-    async with await WorkflowEnvironment.start_local(
-        dev_server_existing_path=temporal_cli()
-    ) as env:
-        queue = f"heartbeat-{uuid.uuid4().hex[:8]}"
-        async with Worker(
-            env.client,
-            task_queue=queue,
-            workflows=[SlowStepWorkflow],
-            activities=[slow_step],
-            interceptors=[HeartbeatInterceptor()],
-        ):
-            result = await env.client.execute_workflow(
-                SlowStepWorkflow.run, id=queue, task_queue=queue
-            )
+async def test_an_activity_longer_than_its_heartbeat_timeout_completes(
+    bare_temporal: WorkflowEnvironment,
+) -> None:
+    client = bare_temporal.client
+    queue = f"heartbeat-{uuid.uuid4().hex[:8]}"
+    async with Worker(
+        client,
+        task_queue=queue,
+        workflows=[SlowStepWorkflow],
+        activities=[slow_step],
+        interceptors=[HeartbeatInterceptor()],
+    ):
+        result = await client.execute_workflow(SlowStepWorkflow.run, id=queue, task_queue=queue)
     assert result == "done"
