@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Self
 
 from temporalio.api.common.v1 import Payload
+from temporalio.api.failure.v1 import Failure
 from temporalio.client import Client
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.converter import (
@@ -18,6 +19,7 @@ from temporalio.converter import (
     DataConverter,
     DefaultFailureConverterWithEncodedAttributes,
     PayloadCodec,
+    PayloadConverter,
     SerializationContext,
     WithSerializationContext,
     WorkflowSerializationContext,
@@ -133,13 +135,36 @@ class EncryptionCodec(PayloadCodec, WithSerializationContext):
         return open_payload(payload, await self.keyring.key(payload_key_id(payload)))
 
 
+# A retried activity's last failure is kept by the server only up to a few KB
+# (`limit.mutableStateActivityFailureSize.error`); a bigger one reads "Failure exceeds size
+# limit." and its error is lost. The stack trace of each failure in a chain keeps its end.
+STACK_TRACE_CHARS = 1200
+
+
+class BoundedFailureConverter(DefaultFailureConverterWithEncodedAttributes):
+    """Message and stack trace in encoded attributes, each stack trace cut to its last
+    `STACK_TRACE_CHARS` characters (the innermost frames and the error)."""
+
+    def to_failure(
+        self, exception: BaseException, payload_converter: PayloadConverter, failure: Failure
+    ) -> None:
+        super().to_failure(exception, payload_converter, failure)  # causes come through here too
+        if not failure.HasField("encoded_attributes"):
+            return
+        [attributes] = payload_converter.from_payloads([failure.encoded_attributes])
+        stack = attributes.get("stack_trace") or ""
+        if len(stack) > STACK_TRACE_CHARS:
+            attributes["stack_trace"] = "…" + stack[-STACK_TRACE_CHARS:]
+            failure.encoded_attributes.CopyFrom(payload_converter.to_payloads([attributes])[0])
+
+
 def encrypted_data_converter(keyring: Keyring) -> DataConverter:
     """Memoir's pydantic converter with the encryption codec; failure messages and stack traces
     travel in encoded attributes, so they are encrypted too."""
     return dataclasses.replace(
         pydantic_data_converter,
         payload_codec=EncryptionCodec(keyring),
-        failure_converter_class=DefaultFailureConverterWithEncodedAttributes,
+        failure_converter_class=BoundedFailureConverter,
     )
 
 
