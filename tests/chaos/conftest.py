@@ -110,6 +110,7 @@ class Bed:
     postgres_dir: Path
     workers: dict[int, subprocess.Popen[bytes]] = field(default_factory=dict)
     tokens: dict[str, str] = field(default_factory=dict)  # user id -> bearer token
+    postgres_down: bool = False
 
     @property
     def settings(self) -> Settings:
@@ -210,10 +211,14 @@ class Bed:
     async def stop_postgres(self) -> None:
         """Stop the database (the workers and the API see connections refused)."""
         await asyncio.to_thread(self.postgres.stop)
+        self.postgres_down = True
 
     async def start_postgres(self) -> None:
-        """Start it again on the same data folder and socket."""
-        self.postgres = await asyncio.to_thread(start_embedded_postgres, self.postgres_dir)
+        """Start it again on the same data folder and socket, if it is stopped (a test that
+        failed while it was down leaves it running for the next)."""
+        if self.postgres_down:
+            self.postgres = await asyncio.to_thread(start_embedded_postgres, self.postgres_dir)
+            self.postgres_down = False
 
     async def restart_temporal(self, down_for: float = 1.0) -> None:
         """Stop the dev server and start it again on the same port and SQLite file."""
@@ -294,11 +299,12 @@ async def api_url(bed: Bed) -> AsyncIterator[str]:
 
 
 @pytest.fixture
-def chaos(bed: Bed) -> Iterator[Bed]:
-    """The bed with its workers running; the hold is disarmed afterwards."""
+async def chaos(bed: Bed) -> AsyncIterator[Bed]:
+    """The bed with its workers running; afterwards the hold is disarmed and the database
+    running again (a test that failed during an outage would leave it down for the next)."""
     bed.ensure_workers()
     try:
-        bed.ensure_workers()
         yield bed
     finally:
         bed.disarm()
+        await bed.start_postgres()
