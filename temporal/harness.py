@@ -88,7 +88,9 @@ class Harness:
     llm: ScriptedChatModel
     user: UserProfile
     thread_id: str = field(default_factory=lambda: f"t-{uuid.uuid4().hex[:8]}")
-    turn_ids: list[str] = field(default_factory=list)  # every turn its messages started
+    # Every turn its messages may start, queued ones included: a queued turn starts later as an
+    # abandoned child of the thread, so terminating the thread does not stop it.
+    turn_ids: list[str] = field(default_factory=list)
 
     @property
     def client(self) -> Client:
@@ -105,10 +107,10 @@ class Harness:
             text=email.markdown() if email else text,
             email=email,
         )
-        routed = await submit_message(self.client, self.settings, message)
-        if routed.turn_id and routed.turn_id not in self.turn_ids:
-            self.turn_ids.append(routed.turn_id)
-        return routed
+        turn_id = names.turn_workflow_id(message.user_id, message.thread_id, message.message_id)
+        if turn_id not in self.turn_ids:
+            self.turn_ids.append(turn_id)
+        return await submit_message(self.client, self.settings, message)
 
     async def started(self, turn_id: str) -> None:
         async def exists() -> bool:

@@ -11,9 +11,14 @@ from temporal.codec import encrypted_data_converter
 from temporal.harness import Harness, running_harness, start_time_skipping
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture
 async def time_env(keyring: Keyring) -> AsyncIterator[WorkflowEnvironment]:
-    """The time-skipping server; its client encrypts payloads as Memoir's does."""
+    """A time-skipping server of the test's own; its client encrypts payloads as Memoir's does.
+
+    One per test (it starts in about 0.1 s): virtual time belongs to the whole server, so a task
+    that one test leaves behind with its worker gone would stop time skipping for every test after
+    it, and they would hang on their first skip instead of failing where the leftover is.
+    """
     env = await start_time_skipping(encrypted_data_converter(keyring))
     yield env
     await env.shutdown()
