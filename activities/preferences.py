@@ -16,7 +16,7 @@ class PreferenceActivities:
         """A targeted update stored as a new version tagged with the decision that caused it.
 
         A triage decision on an email writes a lesson scoped to that email (sender, domain or
-        subject pattern: `memoir.llm.triage_lessons`) under the heading of its action; feedback
+        subject pattern: `memoir.lessons`) under the heading of its action; feedback
         on or an edit of a draft writes only what is general (`memoir.llm.offline_preferences`).
         """
         store = self._deps.stores.preferences

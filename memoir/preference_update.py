@@ -17,6 +17,7 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
+from memoir.lessons import Lesson, add_lesson, has_lesson, lesson_for_decision
 from memoir.llm._text import loads_object
 from memoir.llm.offline_preferences import update_preferences_offline
 from memoir.llm.prompts import (
@@ -28,7 +29,6 @@ from memoir.llm.prompts import (
     normalize_decision,
 )
 from memoir.llm.providers import ask
-from memoir.llm.triage_lessons import Lesson, add_lesson, has_lesson, lesson_for_decision
 from memoir.models import EmailMessage, PreferenceNamespace, PreferenceUpdate, UserPreferences
 
 __all__ = [
@@ -84,7 +84,7 @@ def preference_request(
     context: list[str] | None = None,
 ) -> PreferenceRequest:
     """The request for `decision` (capability spellings such as "email.send.edit" accepted);
-    a triage decision on an email gets its lesson (`memoir.llm.triage_lessons`)."""
+    a triage decision on an email gets its lesson (`memoir.lessons`)."""
     decision = normalize_decision(decision)
     if decision not in DECISION_MESSAGES:
         raise ValueError(

@@ -31,7 +31,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from memoir.llm.triage_lessons import covering, parse_lessons
+from memoir.lessons import covering, parse_lessons
 from memoir.models import (
     Channel,
     Classification,

@@ -4,7 +4,7 @@ The texts stay free prose a person can edit; `read_response_style` and `read_cal
 the common kinds (sign-off and tone of emails; meeting length, hours and days to avoid, default
 attendees) by the rules of `memoir/data/planner_preferences.yaml`, for the planner and writer.
 The learner is seed 000 `update_memory` as targeted lines, never a rewrite: a triage decision
-writes its scoped lesson (`triage_lessons.add_lesson`); feedback on a draft is cut into clauses
+writes its scoped lesson (`memoir.lessons.add_lesson`); feedback on a draft is cut into clauses
 and only the GENERAL ones are kept, judged by the rules and the nearest example of
 `memoir/data/preference_examples.yaml`; an edit teaches what changed in general form. Lines take
 the canonical forms of that table (`Meetings last 45 minutes.`), which the readers read back.
@@ -21,9 +21,9 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
+from memoir import lessons  # a module: memoir.lessons imports memoir.llm in turn
 from memoir.embeddings import Embedder
 from memoir.llm.tables import Examples, table
-from memoir.llm.triage_lessons import LESSON_DECISIONS, add_lesson
 from memoir.models import UserPreferences
 
 if TYPE_CHECKING:
@@ -323,11 +323,11 @@ def update_preferences_offline(request: PreferenceRequest, embedder: Embedder) -
     """Targeted changes to the profile, each explained in `chain_of_thought`."""
     steps = [f"Namespace {request.namespace}; decision {request.decision}."]
     changed, learned = request.profile, []
-    if request.decision in LESSON_DECISIONS:
+    if request.decision in lessons.LESSON_DECISIONS:
         if request.lesson is None:
             steps.append("No lesson: the email is missing, or a lesson already decides it.")
         else:
-            changed, what = add_lesson(changed, request.lesson)
+            changed, what = lessons.add_lesson(changed, request.lesson)
             steps.append(f"The decision teaches {request.lesson.action.value}: {what}.")
     elif request.decision.endswith(".edit"):
         learned = learn_from_edit(request.original, request.edited)

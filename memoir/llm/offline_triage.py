@@ -6,7 +6,7 @@ needed"). `classify`: an exact rule of the table; for an organisation's mail, it
 emails (MiniLM) among notify and ignore (respond only when it asks for a reply in so many words);
 for a person's, respond when they ask the reader something, unless an outside business's mail
 reads like unsolicited mail; else the nearest examples. Then the most specific learned lesson
-whose scope covers the email decides (`memoir.llm.triage_lessons`)."""
+whose scope covers the email decides (`memoir.lessons`)."""
 
 from __future__ import annotations
 
@@ -213,7 +213,7 @@ def classify(email: TriageEmail, embedder: Embedder) -> tuple[Classification, st
 
 def triage_offline(query: TriageQuery, embedder: Embedder) -> TriageDecision:
     """Classify the email of `query`, explaining which rule, example or lesson decided."""
-    from memoir.llm.triage_lessons import deciding_lesson, parse_lessons  # it imports this module
+    from memoir.lessons import deciding_lesson, parse_lessons  # it imports this module
 
     email = TriageEmail(query.author, query.to, query.subject, query.body)
     general, reason = classify(email, embedder)

@@ -4,8 +4,8 @@ seed 000's defaults, and the offline triage already agrees with it."""
 import pytest
 
 from memoir.demo import DemoEmail, load_inbox, scripted_answer
+from memoir.lessons import LESSON_DECISIONS
 from memoir.llm import OfflineChatModel
-from memoir.llm.triage_lessons import LESSON_DECISIONS
 from memoir.models import Classification, EmailMessage
 from memoir.stores import DEFAULT_PREFERENCES
 from memoir.triage import triage_email

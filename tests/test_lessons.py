@@ -1,8 +1,6 @@
 """Targeted triage lessons: the scope a decision teaches, where its line goes, how it reads back."""
 
-from memoir.llm import ScriptedChatModel
-from memoir.llm.prompts import DEFAULT_TRIAGE_INSTRUCTIONS
-from memoir.llm.triage_lessons import (
+from memoir.lessons import (
     Scope,
     ScopeKind,
     add_lesson,
@@ -11,6 +9,8 @@ from memoir.llm.triage_lessons import (
     lesson_for_decision,
     parse_lessons,
 )
+from memoir.llm import ScriptedChatModel
+from memoir.llm.prompts import DEFAULT_TRIAGE_INSTRUCTIONS
 from memoir.models import Classification, EmailMessage
 from memoir.preference_update import preference_request, updated_preferences
 from memoir.stores import DEFAULT_PREFERENCES
