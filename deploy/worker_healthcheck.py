@@ -6,6 +6,7 @@ worker. Settings (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, MEMOIR_TASK_QUEUE) as fo
 """
 
 import asyncio
+import os
 import socket
 import sys
 from datetime import UTC, datetime, timedelta
@@ -62,4 +63,8 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    code = main()
+    sys.stdout.flush()
+    # Skip the interpreter's finalization: after a failed connect, the SDK's Rust runtime
+    # threads can crash it (a clean-clone run saw SIGSEGV instead of exit 1).
+    os._exit(code)
