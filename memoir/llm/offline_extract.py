@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cache
+from itertools import pairwise
 
 import numpy as np
 
@@ -40,6 +41,7 @@ USER = "User"
 _QUESTION, _REQUEST, _STANDING = pattern("question"), pattern("request"), pattern("standing")
 _COMING, _END, _INFINITIVE = pattern("coming"), pattern("object_end"), pattern("infinitive")
 _ABOUT_ASSISTANT, _DETERMINED = pattern("about_assistant"), pattern("determined")
+_BEFORE_TIME = r"(?:\s*,)?\s*(?:\b(?:on|in|at|during|since|from|by)\s+)?(?:the\s+)?"
 
 
 @dataclass(frozen=True)
@@ -53,14 +55,6 @@ class Entity:
 
 
 @dataclass
-class Reading:
-    """What one message states (most important first) and what was set aside, with why."""
-
-    memories: list[MemoryCandidate] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-
-
-@dataclass
 class _Proposal:
     """A memory the grammar proposes, waiting for the examples' verdict."""
 
@@ -71,10 +65,15 @@ class _Proposal:
 
 
 @dataclass
-class _Context:
+class Reading:
+    """One message read: what it states (most important first) and what was set aside, with
+    why; on the way, who speaks and when, the people and pets named, the grammar's proposals."""
+
     speaker: str | None
     now: datetime | None
     timezone: str
+    memories: list[MemoryCandidate] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
     entities: dict[str, Entity] = field(default_factory=dict)
     last: Entity | None = None
     names: set[str] = field(default_factory=set)  # lower-case names seen said as names
@@ -86,26 +85,24 @@ class _Context:
         return self.speaker or USER
 
     def remember(self, entity: Entity) -> str:
+        """`entity` known by its name, and as the last one named ("she")."""
         self.entities[entity.name.lower()] = self.last = entity
         return entity.phrase
 
 
 def read_message(request: TurnMemoryRequest, embedder: Embedder) -> Reading:
     """Every memory of the latest message, and notes on the sentences set aside."""
-    speaker, latest = request.speaker, request.message.strip()
-    ctx = _Context(speaker, request.now, request.timezone)
+    ctx, latest = Reading(request.speaker, request.now, request.timezone), request.message.strip()
     for who, body in map(split_speaker, [*request.earlier, latest]):
         named = re.findall(r"(?<=[a-z,;:] )([A-Z][a-z]+)\b", body)  # inside a sentence
-        ctx.names |= {n.lower() for n in [who or "", *named] if n}
-    ctx.names |= {speaker.lower()} if speaker else set()
+        ctx.names |= {n.lower() for n in [who or "", *named, request.speaker or ""] if n}
     for turn in request.earlier:
         _learn_entities(turn, ctx)
-    reading = Reading()
     for raw in sentences(latest):
-        _read_sentence(raw, ctx, reading)
-    _judge(ctx.proposals, reading, embedder)
-    reading.memories = _ranked(reading.memories)[:MAX_MEMORIES]
-    return reading
+        _read_sentence(raw, ctx)
+    _judge(ctx, embedder)
+    ctx.memories = _ranked(ctx.memories)[:MAX_MEMORIES]
+    return ctx
 
 
 def _ranked(found: list[MemoryCandidate]) -> list[MemoryCandidate]:
@@ -119,10 +116,10 @@ def _ranked(found: list[MemoryCandidate]) -> list[MemoryCandidate]:
     return unique
 
 
-def _learn_entities(turn: str, outer: _Context) -> None:
+def _learn_entities(turn: str, outer: Reading) -> None:
     """People and pets an earlier turn names (said by its own speaker), for "she" and "Luna"."""
     who, body = split_speaker(turn)
-    ctx = _Context(who, None, outer.timezone, outer.entities, names=outer.names)
+    ctx = Reading(who, None, outer.timezone, entities=outer.entities, names=outer.names)
     for sentence in map(strip_lead, sentences(body)):
         for fact in extract_facts(sentence):
             _entity_of_fact(fact, ctx)
@@ -132,7 +129,7 @@ def _learn_entities(turn: str, outer: _Context) -> None:
     outer.last = ctx.last or outer.last
 
 
-def _read_sentence(raw: str, ctx: _Context, reading: Reading) -> None:
+def _read_sentence(raw: str, ctx: Reading) -> None:
     """A question or a request is set aside; a standing instruction keeps its preference facts;
     else each clause is read."""
     sentence = strip_lead(raw).strip()
@@ -141,30 +138,27 @@ def _read_sentence(raw: str, ctx: _Context, reading: Reading) -> None:
     if not standing and (sentence.endswith("?") or _QUESTION.match(sentence)):
         meta = _ABOUT_ASSISTANT.search(sentence) is not None
         about = " about the assistant (meta/capability)" if meta else ""
-        reading.notes.append(f"{quoted} is a question{about}, not a statement of fact.")
+        ctx.notes.append(f"{quoted} is a question{about}, not a statement of fact.")
         return
     if not standing and _REQUEST.search(sentence):
-        reading.notes.append(f"{quoted} is a one-off request, not a lasting fact.")
+        ctx.notes.append(f"{quoted} is a one-off request, not a lasting fact.")
         return
     facts = [f for f in extract_facts(sentence) if f.category == "preference"] if standing else []
-    reading.memories.extend(_keyed(f, ctx) for f in facts)
+    ctx.memories.extend(_keyed(f, ctx) for f in facts)
     for text in grammar.split_clauses(sentence) if sentence and not facts else []:
-        _read_clause(text, ctx, reading, quoted)
+        _read_clause(text, ctx, quoted)
 
 
-def _read_clause(text: str, ctx: _Context, reading: Reading, quoted: str) -> None:
+def _read_clause(text: str, ctx: Reading, quoted: str) -> None:
+    """A clause's keyed facts, then what its grammar says, proposed for the examples' verdict."""
     clause = grammar.parse_clause(text)
     past = clause.tense in ("past", "perfect") and not clause.negated
+    known = {k: (e.kind, e.noun or e.kind) for k, e in ctx.entities.items() if e.noun}
     keyed: dict[str, Fact] = {}  # one fact per thing: "my dog Luna is 3" is Luna's age
-    for fact in extract_facts(
-        text,
-        {k: (e.kind, e.noun or e.kind) for k, e in ctx.entities.items() if e.noun},
-        ctx.last.name if ctx.last else None,
-    ):
+    for fact in extract_facts(text, known, ctx.last.name if ctx.last else None):
+        thing = fact.attrs.get("what") or fact.attrs.get("name") or str(fact.slot)
         if not (fact.user_only and ctx.speaker):  # an instruction said to a person, not to us
-            keyed.setdefault(
-                (fact.attrs.get("what") or fact.attrs.get("name") or str(fact.slot)).lower(), fact
-            )
+            keyed.setdefault(thing.lower(), fact)
     for fact in keyed.values():
         _entity_of_fact(fact, ctx)
     said = bool(find_time_phrases(text) or _COMING.search(text))
@@ -172,14 +166,14 @@ def _read_clause(text: str, ctx: _Context, reading: Reading, quoted: str) -> Non
     if not past and timed:
         kept = [f for f in keyed.values() if f.allows_time]
         if len(kept) < len(keyed) or not kept:
-            reading.notes.append(f"{quoted} is about a time-bound plan, not a lasting fact.")
-        reading.memories.extend(_keyed(f, ctx) for f in kept)
+            ctx.notes.append(f"{quoted} is about a time-bound plan, not a lasting fact.")
+        ctx.memories.extend(_keyed(f, ctx) for f in kept)
         return
-    reading.memories.extend(_keyed(f, ctx) for f in keyed.values())
+    ctx.memories.extend(_keyed(f, ctx) for f in keyed.values())
     subject = _subject_phrase(clause, ctx) if clause.has_verb else None
     if subject is None:
         if clause.subject.kind == "listener" and not keyed:
-            reading.notes.append(f"{quoted} speaks to the listener (encouragement, small talk).")
+            ctx.notes.append(f"{quoted} speaks to the listener (encouragement, small talk).")
         return
     if past and not clause.copula and not grammar.is_opinion_verb(clause.lemma):
         found = _event(clause, subject, ctx)  # a past act: an event, sure when its verb is one
@@ -197,70 +191,59 @@ def _read_clause(text: str, ctx: _Context, reading: Reading, quoted: str) -> Non
 def _examples() -> tuple[list[tuple[str, str]], Examples]:
     """The examples of memory_examples.yaml, each with its (keep | drop, label)."""
     raw = tables.table("memory_examples")
-    rows = [
-        ((d, label), text) for d in ("keep", "drop") for label in raw[d] for text in raw[d][label]
-    ]
+    rows = [((d, k), text) for d in ("keep", "drop") for k in raw[d] for text in raw[d][k]]
     return [label for label, _text in rows], Examples(text for _label, text in rows)
 
 
-def _vote(said: list[str], embedder: Embedder) -> list[dict[tuple[str, str], tuple[float, int]]]:
-    """For each text, each label's score (the mean similarity of its nearest examples) and the
-    index of its nearest example."""
-    labels, examples = _examples()
-    count = tables.table("memory_examples")["neighbours"]
-    votes: list[dict[tuple[str, str], tuple[float, int]]] = []
-    for sims in examples.similarities(said, embedder) if said else []:
-        ranked = sorted(range(len(labels)), key=lambda i: -sims[i])
-        tops = {k: [i for i in ranked if labels[i] == k][:count] for k in dict.fromkeys(labels)}
-        votes.append({label: (float(np.mean(sims[top])), top[0]) for label, top in tops.items()})
-    return votes
-
-
-def _judge(proposals: list[_Proposal], reading: Reading, embedder: Embedder) -> None:
+def _judge(ctx: Reading, embedder: Embedder) -> None:
     """Keep a proposal unless talk examples are nearer than its kind's (by the margin when the
     grammar is sure); a statement of the speaker's takes the nearest kept label as category."""
-    raw, texts = tables.table("memory_examples"), _examples()[1].texts
-    for proposal, scores in zip(
-        proposals, _vote([p.said for p in proposals], embedder), strict=True
-    ):
+    if not ctx.proposals:
+        return
+    raw, (labels, examples) = tables.table("memory_examples"), _examples()
+    rows = examples.similarities([p.said for p in ctx.proposals], embedder)
+    count = raw["neighbours"]  # a label's score: the mean similarity of this many nearest
+    for proposal, sims in zip(ctx.proposals, rows, strict=True):
+        ranked = sorted(range(len(labels)), key=lambda i: -sims[i])
+        near = {k: [i for i in ranked if labels[i] == k][:count] for k in dict.fromkeys(labels)}
+        scores = {label: (float(np.mean(sims[top])), top[0]) for label, top in near.items()}
         memory, event = proposal.memory, proposal.memory.kind == "event"
         kinds = [k for k in scores if k[0] == "keep" and (k[1] == "event") == event]
         keep = max(kinds, key=lambda k: scores[k][0])
         talk = max((k for k in scores if k[0] == "drop"), key=lambda k: scores[k][0])
         margin = raw["margin"] if proposal.sure else 0.0
         best = talk if scores[talk][0] - scores[keep][0] >= margin else keep
-        closest = f"closest “{texts[scores[best][1]]}” ({best[1]}, {scores[best][0]:.2f})"
+        closest = f"closest “{examples.texts[scores[best][1]]}” ({best[1]}, {scores[best][0]:.2f})"
         if best is talk:
-            reading.notes.append(f"{proposal.quoted} reads as talk, not a fact: {closest}.")
+            ctx.notes.append(f"{proposal.quoted} reads as talk, not a fact: {closest}.")
             continue
         category = keep[1] if memory.category == "profile" else memory.category
-        reading.memories.append(
+        ctx.memories.append(
             memory.model_copy(
                 update={"category": category, "importance": raw["importance"][category]}
             )
         )
-        reading.notes.append(f"{proposal.quoted} is kept as {category}: {closest}.")
+        ctx.notes.append(f"{proposal.quoted} is kept as {category}: {closest}.")
 
 
 # ----- subjects ----------------------------------------------------------------------------------
 
 
-def _entity_of_fact(fact: Fact, ctx: _Context) -> None:
+def _entity_of_fact(fact: Fact, ctx: Reading) -> None:
+    """The person or pet a fact names ("my sister Ngozi"), remembered."""
     name, noun = fact.attrs.get("name"), fact.attrs.get("relation") or fact.attrs.get("kind") or ""
     if name and fact.rule != "name":
         phrase = f"{ctx.owner}'s {noun} {name}" if noun else name
         ctx.remember(Entity(name, phrase, "pet" if fact.category == "pet" else "person", noun))
 
 
-def _subject_phrase(clause: Clause, ctx: _Context) -> str | None:
+def _subject_phrase(clause: Clause, ctx: Reading) -> str | None:
     """Whom the clause is about, in words; None when it is about no one to remember."""
     subject, base = clause.subject, None
     if subject.kind in ("speaker", "group"):
         base = ctx.owner
     elif subject.kind == "possessed":
-        phrase = f"{subject.owner or ctx.owner}'s {subject.noun}" + (
-            f" {subject.name}" if subject.name else ""
-        )
+        phrase = f"{subject.owner or ctx.owner}'s {subject.noun} {subject.name}".rstrip()
         noun = subject.noun.split()[-1]
         kind = "pet" if noun in vocab()["pet_kinds"] else "person"
         return ctx.remember(Entity(subject.name, phrase, kind, noun)) if subject.name else phrase
@@ -271,7 +254,7 @@ def _subject_phrase(clause: Clause, ctx: _Context) -> str | None:
     return f"{base} and {subject.partner}" if base and subject.partner else base
 
 
-def _named_phrase(clause: Clause, ctx: _Context) -> str | None:
+def _named_phrase(clause: Clause, ctx: Reading) -> str | None:
     """A name as a subject: a known person or pet; "Mum" is the speaker's; an unknown name
     before a word that may be a plural noun ("Sea otters …") is no subject."""
     name = clause.subject.name
@@ -287,10 +270,8 @@ def _named_phrase(clause: Clause, ctx: _Context) -> str | None:
 def _verb(clause: Clause, *, event: bool = False) -> str:
     """The verb phrase said of the subject: contractions spelled out, third person for "I" /
     "we"; an event's in the simple past ("'ve just started" → "started")."""
-    raw = clause.verb_phrase.split()
-    words = [
-        grammar.expand_contraction(w, after) for w, after in zip(raw, [*raw[1:], ""], strict=True)
-    ]
+    phrase = [*clause.verb_phrase.split(), ""]
+    words = [grammar.expand_contraction(w, after) for w, after in pairwise(phrase)]
     if event:
         words = [w for w in words if not grammar.is_adverb(w) or w.lower() in ("not", "never")]
         if clause.tense == "perfect" and words and words[0].lower() in ("have", "has"):
@@ -306,7 +287,7 @@ def _verb(clause: Clause, *, event: bool = False) -> str:
 # ----- memories ----------------------------------------------------------------------------------
 
 
-def _keyed(fact: Fact, ctx: _Context) -> MemoryCandidate:
+def _keyed(fact: Fact, ctx: Reading) -> MemoryCandidate:
     """A keyed fact as a memory of its owner (a named speaker's: "Maya's …", profile:city →
     person:maya:city)."""
     summary, key = fact.summary, fact.key
@@ -318,26 +299,21 @@ def _keyed(fact: Fact, ctx: _Context) -> MemoryCandidate:
     return MemoryCandidate(summary=summary, key=key, **said)
 
 
-def _object(clause: Clause, ctx: _Context, window: TimeFilter | None) -> str:
+def _object(clause: Clause, ctx: Reading, window: TimeFilter | None) -> str:
     """What follows the verb, up to where another clause starts, without the event's time
     phrase, its first-person words said of their owner."""
     text = _END.split(clause.rest, maxsplit=1)[0]
     if window is not None:
-        when = r"(?:\s*,)?\s*(?:\b(?:on|in|at|during|since|from|by)\s+)?(?:the\s+)?" + re.escape(
-            window.phrase
-        )
-        text = re.sub(when, "", text, count=1, flags=re.I)
+        text = re.sub(_BEFORE_TIME + re.escape(window.phrase), "", text, count=1, flags=re.I)
     words = re.sub(r"\s+", " ", text).strip(" ,;:-").split()[:20]
     while words and words[-1].lower().strip(",") in vocab()["dangling"]:
         words.pop()
-    swaps = vocab()[
-        "about_subject" if clause.subject.kind in ("speaker", "group") else "about_owner"
-    ]
-    mine = {word: said.format(owner=ctx.owner) for word, said in swaps.items()}
+    whose = "about_subject" if clause.subject.kind in ("speaker", "group") else "about_owner"
+    mine = {word: said.format(owner=ctx.owner) for word, said in vocab()[whose].items()}
     return swap_words(" ".join(words).strip(" ,"), mine)  # my → their / Maya's
 
 
-def _event_window(clause: Clause, ctx: _Context) -> TimeFilter | None:
+def _event_window(clause: Clause, ctx: Reading) -> TimeFilter | None:
     """When the event happened: its time phrase against the message time ("just": that day);
     never a day to come, nor the date of a plan inside it ("decided to move in March") or of
     what follows a colon ("picked a date: 8 June")."""
@@ -352,7 +328,7 @@ def _event_window(clause: Clause, ctx: _Context) -> TimeFilter | None:
     return None if late or (today is not None and window.start > today.start) else window
 
 
-def _event(clause: Clause, subject: str, ctx: _Context) -> MemoryCandidate | None:
+def _event(clause: Clause, subject: str, ctx: Reading) -> MemoryCandidate | None:
     """A past act of the subject, dated when its time is said, or None when nothing is said of
     what happened ("Ada decided.", "I adopted one")."""
     window = _event_window(clause, ctx)
@@ -361,19 +337,14 @@ def _event(clause: Clause, subject: str, ctx: _Context) -> MemoryCandidate | Non
     if first in vocab()["pronoun_objects"] or not (rest or clause.lemma in vocab()["whole_events"]):
         return None
     core = f"{subject} {_verb(clause, event=True)}" + (f" {rest}" if rest else "")
-    summary = (
-        said_as_sentence(core)
-        if window is None
-        else f"{span_phrase(window.start, window.end)} {core}."
-    )
-    event = MemoryCandidate(
-        category="event", kind="event", summary=summary, importance=0.6, subject=subject
-    )
-    dated = {"date_iso": window.start, "time_phrase": window.phrase} if window else {}
-    return event.model_copy(update=dated)
+    said = {"category": "event", "kind": "event", "importance": 0.6, "subject": subject}
+    if window is None:
+        return MemoryCandidate(summary=said_as_sentence(core), **said)
+    said |= {"date_iso": window.start, "time_phrase": window.phrase}
+    return MemoryCandidate(summary=f"{span_phrase(window.start, window.end)} {core}.", **said)
 
 
-def _attribute(clause: Clause, subject: str, ctx: _Context) -> MemoryCandidate | None:
+def _attribute(clause: Clause, subject: str, ctx: Reading) -> MemoryCandidate | None:
     """A present statement about the subject with an object, or None: talk about the talk, a
     past act that is no event, a pronoun object, a passing state ("I'm so tired")."""
     opinion = grammar.is_opinion_verb(clause.lemma)

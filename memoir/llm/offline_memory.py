@@ -44,12 +44,10 @@ _PERSON = r"^person:([^:]+):"  # a named speaker's key: person:maya:city
 def _reading(request: TurnMemoryRequest, embedder: Embedder) -> Reading:
     """The message read once for the gate and the extraction that follows it."""
     key = (request.model_dump_json(), id(embedder))
-    reading = _READ.get(key)
-    if reading is None:
-        reading = read_message(request, embedder)
+    if key not in _READ:
         _READ.clear()  # only the last message is asked about twice
-        _READ[key] = reading
-    return reading
+        _READ[key] = read_message(request, embedder)
+    return _READ[key]
 
 
 def gate_offline(request: TurnMemoryRequest, embedder: Embedder) -> HotpathDecision:
@@ -77,10 +75,8 @@ def same_fact_offline(request: SameFactRequest, embedder: Embedder) -> SameFact:
     old, new = request.existing, request.candidate
     if old.key and new.key:
         same = old.key == new.key
-        why = (
-            f"Both have the key {new.key}." if same else f"Different keys ({old.key} vs {new.key})."
-        )
-        return SameFact(reasoning=why, same_fact=same)
+        why = f"Both have the key {new.key}" if same else f"Different keys ({old.key} vs {new.key})"
+        return SameFact(reasoning=f"{why}.", same_fact=same)
     old_fact, new_fact = read_summary(old.summary, old.key), read_summary(new.summary, new.key)
     if old_fact and new_fact:
         same = old_fact.slot == new_fact.slot
@@ -146,9 +142,8 @@ def _topic(request: EpisodeRequest, recall: bool) -> str:
     table = tables.table("memory_episodes")
     _speaker, text = split_speaker(one_line(request.request.strip(), 400))
     if recall:
-        recap = table["recap"]
-        m = re.search(recap["when"], text, re.I)
-        return _said_back(m, recap["says"]) if m else render(recap["says"], {}) or ""
+        m, says = re.search(table["recap"]["when"], text, re.I), table["recap"]["says"]
+        return _said_back(m, says) if m else render(says, {}) or ""
     text = re.sub(table["polite"], "", text, flags=re.I).rstrip(" ?.!")
     for topic in table["topics"]:
         if m := re.match(topic["when"], text, re.I):
