@@ -25,6 +25,7 @@ __all__ = [
     "cosine",
     "get_embedder",
     "get_local_embedder",
+    "use_threads",
 ]
 
 LOCAL_EMBEDDING_DIM = 384
@@ -163,10 +164,19 @@ def get_local_embedder() -> LocalEmbedder:
     return _local
 
 
+def use_threads(threads: int) -> None:
+    """Torch's threads per operation, for the whole process (the local model's embeddings)."""
+    import torch
+
+    if torch.get_num_threads() != threads:
+        torch.set_num_threads(threads)
+
+
 def get_embedder(settings: Settings) -> Embedder:
     """The embedder `settings.embedding_provider` names, one instance per configuration."""
     provider = settings.embedding_provider
     if provider == "local":
+        use_threads(settings.embedding_threads)
         return get_local_embedder()
     key = (provider, settings.openai_api_key, settings.openai_base_url)
     cached = _cache.get(key)

@@ -61,6 +61,10 @@ class Settings(BaseSettings):
     embedding_provider: Literal["local", "openai"] = Field(
         "local", validation_alias=_env("MEMOIR_EMBEDDING_PROVIDER")
     )
+    # Torch threads per embedding of the local model. A server embeds a sentence or two per
+    # request for many requests at once: splitting each across cores buys nothing there, and
+    # the idle threads' spin-waits cost several times the work itself on a busy machine.
+    embedding_threads: int = Field(1, ge=1, validation_alias=_env("MEMOIR_EMBEDDING_THREADS"))
 
     # Human in the loop (seed 002: five minutes).
     hitl_ttl_seconds: int = Field(300, gt=0, validation_alias=_env("MEMOIR_HITL_TTL_SECONDS"))
