@@ -19,6 +19,7 @@ def all_activities(deps: Deps) -> list[Callable[..., Any]]:
     context = ContextActivities(deps)
     memory = MemoryActivities(deps)
     steps = StepActivities(deps)
+    plan = PlanActivities(deps)
     remember = RememberActivities(deps, episodic=memory.episodic_capture)
     return [
         context.assemble_context,
@@ -28,7 +29,8 @@ def all_activities(deps: Deps) -> list[Callable[..., Any]]:
         memory.episodic_capture,
         TriageActivities(deps).triage,
         PreferenceActivities(deps).update_preferences,
-        PlanActivities(deps).plan,
+        plan.plan,
+        plan.plan_and_answer,
         steps.resolve_step,
         steps.execute_step,
         RespondActivities(deps).write_reply,

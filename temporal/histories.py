@@ -109,6 +109,15 @@ async def chat_classified(h: Harness) -> str:
     return routed.turn_id or ""
 
 
+async def answer_in_plan(h: Harness) -> str:
+    """A chat turn whose plan answers alone: its reply comes with the plan (`plan_and_answer`,
+    turn input `answer_in_plan`), with no `write_reply` activity."""
+    h.llm.script("Plan", plans.chat())
+    routed = await h.send("hello again", message_id="answer-in-plan")
+    await h.result(routed.turn_id or "")
+    return routed.turn_id or ""
+
+
 async def ignored_email(h: Harness) -> str:
     h.llm.script("TriageDecision", plans.triage(Classification.IGNORE))
     routed = await h.send("", email=_email("Weekly newsletter", "Unsubscribe any time."))
@@ -202,6 +211,7 @@ SCENARIOS: dict[str, Scenario] = {
     "two_turns": two_turns,
     "chat_classified": chat_classified,
     "approval_decided_before_resolve": approval_decided_before_resolve,
+    "answer_in_plan": answer_in_plan,
 }
 
 

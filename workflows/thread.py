@@ -186,6 +186,7 @@ class ThreadWorkflow:
                     hitl_ttl_seconds=self._input.hitl_ttl_seconds,
                     max_replans=self._input.max_replans,
                     heartbeat_seconds=self._input.heartbeat_seconds,
+                    answer_in_plan=True,
                 ),
                 id=turn_id,
                 result_type=TurnResult,

@@ -28,6 +28,7 @@ with workflow.unsafe.imports_passed_through():
         MemoryContext,
         MemoryStages,
         Plan,
+        PlannedTurn,
         PlanRequest,
         PlanStep,
         PreferenceNamespace,
@@ -129,6 +130,7 @@ class AgentTurnWorkflow:
         self._chosen: set[str] = set()  # candidates a person chose in this turn
         self._classification: Classification | None = None
         self._reply: str | None = None
+        self._answer: str | None = None  # the reply written with the plan (`plan_and_answer`)
         self._stage = "starting"
         self._status = TurnStatus.RUNNING
         self._memory_events: list[str] = []
@@ -280,13 +282,7 @@ class AgentTurnWorkflow:
         re-planning as told."""
         for _ in range(self._input.max_replans + 1):
             self._stage = "plan"
-            plan = await self._activity(
-                names.PLAN,
-                PlanRequest(turn=turn, feedback=feedback),
-                Plan,
-                "plan: intent, risk, steps",
-                timeout=LLM_TIMEOUT,
-            )
+            plan = await self._plan(turn, feedback)
             self._check_capabilities(turn, plan)
             self._settled.clear()
             if plan_question(plan) is HitlKind.APPROVAL and workflow.patched(
@@ -318,6 +314,24 @@ class AgentTurnWorkflow:
             TurnStatus.COMPLETED,
             "I still couldn't work out what to do. Could you say it another way?",
         )
+
+    async def _plan(self, turn: TurnRequest, feedback: list[str]) -> Plan:
+        """The plan; with `answer_in_plan`, a plan that answers alone brings its reply along."""
+        request = PlanRequest(turn=turn, feedback=feedback, classification=self._classification)
+        if not self._input.answer_in_plan:
+            plan: Plan = await self._activity(
+                names.PLAN, request, Plan, "plan: intent, risk, steps", timeout=LLM_TIMEOUT
+            )
+            return plan
+        planned: PlannedTurn = await self._activity(
+            names.PLAN_AND_ANSWER,
+            request,
+            PlannedTurn,
+            "plan: intent, risk, steps; the reply when no step or question follows",
+            timeout=LLM_TIMEOUT,
+        )
+        self._answer = planned.reply
+        return planned.plan
 
     async def _apply_approval(
         self, plan: Plan, answer: Decision, feedback: list[str]
@@ -478,6 +492,8 @@ class AgentTurnWorkflow:
 
     async def _write_reply(self, turn: TurnRequest, plan: Plan) -> str:
         self._stage = "respond"
+        if self._answer is not None:  # written with the plan (`plan_and_answer`)
+            return self._answer
         request = ReplyRequest(
             turn=turn,
             plan=plan,

@@ -36,6 +36,8 @@ EPISODIC_CAPTURE: Final = "episodic_capture"
 # activities above stay registered for histories recorded before it).
 MEMORY_STAGES: Final = "memory_hotpath_and_context"
 REMEMBER_STAGES: Final = "remember_and_episodic_capture"
+# Plan, and for a plan that is an answer alone (no step, no question) its reply: one activity.
+PLAN_AND_ANSWER: Final = "plan_and_answer"
 DELIVER_REMINDER: Final = "deliver_reminder"
 
 # Search attributes (registered on the dev server at start)

@@ -21,6 +21,9 @@ class TurnInput(BaseModel):
     hitl_ttl_seconds: int = 300
     max_replans: int = 3
     heartbeat_seconds: float = 15.0  # an activity's heartbeat timeout (see temporal.heartbeat)
+    # A plan that is an answer alone gets its reply in the plan's activity (`plan_and_answer`):
+    # false in the inputs of turns started before it, which replay with `plan` + `write_reply`.
+    answer_in_plan: bool = False
 
 
 class TurnStatus(StrEnum):
@@ -100,6 +103,16 @@ class TriageRequest(BaseModel):
 class PlanRequest(BaseModel):
     turn: TurnRequest
     feedback: list[str] = Field(default_factory=list, description="Human answers to re-plan with.")
+    classification: Classification | None = Field(
+        default=None, description="The turn's triage outcome, for a reply written with the plan."
+    )
+
+
+class PlannedTurn(BaseModel):
+    """`plan_and_answer`'s result: the plan, and its reply when the plan is an answer alone."""
+
+    plan: Plan
+    reply: str | None = None
 
 
 class PreferenceUpdate(BaseModel):

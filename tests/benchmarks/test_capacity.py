@@ -20,7 +20,7 @@ async def test_capacity_counts_rows_and_events_per_turn(database_url: str) -> No
         events = cost["turn_events"]
         assert events["WORKFLOW_EXECUTION_STARTED"] == turns, events
         assert events["MARKER_RECORDED:core_local_activity"] >= 2 * turns, events
-        assert events["ACTIVITY_TASK_SCHEDULED"] >= 3 * turns, events
+        assert events["ACTIVITY_TASK_SCHEDULED"] >= 2 * turns, events  # memory, plan (+ reply)
         assert cost["thread_events"]["WORKFLOW_EXECUTION_UPDATE_ACCEPTED"] == turns
         assert cost["thread_events"]["START_CHILD_WORKFLOW_EXECUTION_INITIATED"] == turns
         assert cost["history_bytes"] > 1000 * turns

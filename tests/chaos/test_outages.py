@@ -21,7 +21,7 @@ OUTAGE_SECONDS = 10.0
 async def test_turns_complete_across_a_temporal_server_restart(chaos: Bed) -> None:
     h = await chaos.harness(("reminders",))
     release = chaos.folder / f"release-{uuid.uuid4().hex[:8]}"
-    hold = chaos.arm(f"activity:{names.PLAN}", release=release)
+    hold = chaos.arm(f"activity:{names.PLAN_AND_ANSWER}", release=release)
     first = await h.send("Hi there!", message_id="m-before")
     await hold.reached()  # the turn is mid-flight: its plan is done, not yet reported
     await chaos.restart_temporal()

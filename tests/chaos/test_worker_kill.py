@@ -22,7 +22,7 @@ from tests.chaos.support import interactions_keyed, interactions_of, memories_me
 
 async def test_killed_during_plan(chaos: Bed) -> None:
     h = await chaos.harness(("reminders",))
-    hold = chaos.arm(f"activity:{names.PLAN}")
+    hold = chaos.arm(f"activity:{names.PLAN_AND_ANSWER}")
     routed = await h.send("Hi there!", message_id="m-plan")
     chaos.kill(await hold.reached())
     assert routed.turn_id

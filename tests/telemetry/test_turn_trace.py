@@ -54,7 +54,7 @@ async def test_a_turn_is_one_trace_under_its_api_request(
         "StartUpdateWithStartWorkflow:ThreadWorkflow",
         "RunWorkflow:ThreadWorkflow",
         "StartChildWorkflow:AgentTurnWorkflow",
-        "RunActivity:plan",
+        "RunActivity:plan_and_answer",
         "execute_tool reminders.create",
         "memory.decide semantic",
         "hitl.wait approval",

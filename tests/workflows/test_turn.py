@@ -41,7 +41,7 @@ async def test_a_turn_runs_its_stages_in_few_server_round_trips(harness: Harness
     assert activities_run(history) == [
         names.ASSEMBLE_CONTEXT,  # local
         names.MEMORY_STAGES,
-        names.PLAN,
+        names.PLAN_AND_ANSWER,
         names.RESOLVE_STEP,  # local
         names.EXECUTE_STEP,
         names.WRITE_REPLY,
@@ -52,6 +52,27 @@ async def test_a_turn_runs_its_stages_in_few_server_round_trips(harness: Harness
     ]
     assert len(tasks) == 5  # start, then after memory, plan, execute and the reply
     assert {"latest_action:reminders.create", "episodic.decide"} <= set(result.memory_events)
+
+
+async def test_a_plan_that_answers_alone_brings_its_reply_in_the_same_activity(
+    harness: Harness,
+) -> None:
+    """No step and no question after the plan: no `write_reply` activity, one round trip less."""
+    harness.llm.script("Plan", plans.chat())
+    routed = await harness.send("hi there")
+    result = await harness.result(routed.turn_id or "")
+    history = await harness.client.get_workflow_handle(routed.turn_id or "").fetch_history()
+    assert result.status is TurnStatus.COMPLETED and result.reply
+    assert activities_run(history) == [
+        names.ASSEMBLE_CONTEXT,  # local
+        names.MEMORY_STAGES,
+        names.PLAN_AND_ANSWER,
+        names.REMEMBER_STAGES,  # local
+    ]
+    tasks = [
+        e for e in history.events if e.event_type == EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED
+    ]
+    assert len(tasks) == 3  # start, then after memory and after the plan with its reply
 
 
 async def test_idempotency_key_is_turn_id_and_step_id(harness: Harness) -> None:
