@@ -16,13 +16,8 @@ def message_text(message: BaseMessage) -> str:
     content = message.content
     if isinstance(content, str):
         return content
-    parts: list[str] = []
-    for block in content:
-        if isinstance(block, str):
-            parts.append(block)
-        elif isinstance(block, dict) and isinstance(block.get("text"), str):
-            parts.append(block["text"])
-    return "\n".join(parts)
+    texts = [block if isinstance(block, str) else block.get("text") for block in content]
+    return "\n".join(text for text in texts if isinstance(text, str))
 
 
 def human_texts(messages: list[BaseMessage]) -> list[str]:

@@ -322,17 +322,14 @@ def parse_clause(text: str) -> Clause:
 
 def _predicate(text: str, subject: Subject, words: list[str], i: int) -> Clause:
     """The verb group after the subject: auxiliaries decide the tense."""
-    aux: list[str] = []
+    start = i
     while i < len(words) and is_adverb(words[i]):
-        aux.append(words[i])
         i += 1
-    negated = any(w.lower() in V["negations"] or w.endswith("n't") for w in aux)
-    w = words[i].lower() if i < len(words) else ""
-    j = i + 1
+    aux, w, j = words[start:i], words[i].lower() if i < len(words) else "", i + 1
     while j < len(words) and words[j].lower() in _SOFT:
         j += 1
     after = words[j].lower() if j < len(words) else ""
-    negated = negated or w.endswith("n't") or any(x.lower() in V["negations"] for x in words[i:j])
+    negated = any(x.lower() in V["negations"] or x.endswith("n't") for x in words[start:j])
 
     def clause(end: int, lemma: str, tense: Tense, copula: bool = False) -> Clause:
         phrase, rest = _join([*aux, *words[i : end + 1]]), _join(words[end + 1 :])

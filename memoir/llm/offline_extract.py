@@ -218,11 +218,8 @@ def _judge(ctx: Reading, embedder: Embedder) -> None:
             ctx.notes.append(f"{proposal.quoted} reads as talk, not a fact: {closest}.")
             continue
         category = keep[1] if memory.category == "profile" else memory.category
-        ctx.memories.append(
-            memory.model_copy(
-                update={"category": category, "importance": raw["importance"][category]}
-            )
-        )
+        update = {"category": category, "importance": raw["importance"][category]}
+        ctx.memories.append(memory.model_copy(update=update))
         ctx.notes.append(f"{proposal.quoted} is kept as {category}: {closest}.")
 
 

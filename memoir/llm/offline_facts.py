@@ -184,8 +184,6 @@ def _slots(rule: Rule, m: re.Match[str], sentence: str, context: Entities) -> di
             value = job if re.match(r"^(?:an?|the)\s", job, I) else f"{_article(job)} {job}"
         elif group == "language":
             value = raw.capitalize()
-        elif group == "age":
-            value = str(vocab()["numbers"].get(raw.lower(), raw))
         elif group not in ("tz", "unit"):
             said = " ".join(raw.lower().split())
             value = rule.values.get(said, said)
@@ -233,10 +231,9 @@ def _fact(rule: Rule, sentence: str, context: Entities) -> Fact | None:
     """The fact of the rule's first pattern that matches with valid slots."""
     spec = rule.spec
     for m in (m for p in rule.patterns for m in p.finditer(sentence)):
-        attrs = _slots(rule, m, sentence, context)
-        said = render(spec["says"], attrs) if attrs is not None else None
-        slot = render(spec["slot"], attrs) if attrs is not None else None
-        if attrs is not None and said and slot:
+        attrs = _slots(rule, m, sentence, context) or {}  # {}: every summary needs a slot
+        said, slot = render(spec["says"], attrs), render(spec["slot"], attrs)
+        if said and slot:
             key = render(spec["key"], attrs) if "key" in spec else None
             entity, _, attribute = slot.partition(" ")
             where = (rule.name, spec["category"], said, spec["importance"], (entity, attribute))

@@ -152,42 +152,35 @@ def _topic(request: EpisodeRequest, recall: bool) -> str:
     words = plain.split()
     if not words:
         return "a short exchange"
-    asked = text.rstrip().endswith("?") or re.match(table["question"], plain, re.I) is not None
-    head = words[0].lower()
-    verb = head.isalpha() and head not in table["not_verbs"].split()
-    if not asked and verb and not parse_clause(text).has_verb:  # "book the dentist"
-        return f"{gerund(head)} {' '.join(words[1:10])}".strip()
-    if asked:
+    if re.match(table["question"], plain, re.I):
         about = re.sub(table["question"], "", plain, flags=re.I).strip(" ?") or "it"
         return f"your question about {' '.join(about.split()[:10])}"
+    head = words[0].lower()
+    verb = head.isalpha() and head not in table["not_verbs"].split()
+    if verb and not parse_clause(text).has_verb:  # "book the dentist"
+        return f"{gerund(head)} {' '.join(words[1:10])}".strip()
     return f"that {plain[:1].lower()}{plain[1:]}" if len(words) <= 12 else "what you told me"
 
 
 def episodic_offline(request: EpisodeRequest, embedder: Embedder) -> EpisodicSummary:
-    """Topic from the request, approach from the actions or the reply; notable with an outcome."""
+    """Topic from the request; approach and why by the turn's outcome (memory_episodes.yaml):
+    notable when actions ran or a recap was given."""
     reply = one_line(request.reply, 200)
     recall = request.email is None and asks_for_recap(request.request)
     done = [
         f"{'' if a.ok else 'tried but failed: '}{a.text.strip().rstrip('.')}"
         for a in request.actions
     ]
-    if done:
-        approach, why = "; ".join(done), f"{len(done)} action(s) ran: an outcome, so it is notable."
-    elif recall and reply:
-        approach = f"I recapped our earlier conversations ({reply})"
-        why = "The user asked to recall earlier conversations: a recap is notable."
-    elif recall:
-        approach = "no recap given"
-        why = "A recap was asked for but none was given (no reply): nothing to keep."
-    else:
-        approach = f"I replied: {reply}" if reply else "I replied"
-        why = f"No action ran (status {request.status or 'unknown'}): a routine turn, not notable."
-    topic = _topic(request, recall)
+    case = "done" if done else ("recap" if reply else "no recap") if recall else "routine"
+    outcome = tables.table("memory_episodes")["outcomes"][case]
+    words = {"done": "; ".join(done), "count": str(len(done)), "reply": reply}
+    words["status"] = request.status or "unknown"
+    topic, why = _topic(request, recall), render(outcome["why"], words)
     return EpisodicSummary(
         reasoning=f"The request is about {topic}. {why}",
         topic=topic,
-        approach=approach,
-        notable=bool(done) or (recall and bool(reply)),
+        approach=render(outcome["approach"], words) or "",
+        notable=case in ("done", "recap"),
     )
 
 
@@ -205,9 +198,8 @@ def profile_update_offline(request: ProfileRequest, embedder: Embedder) -> Profi
         for entry in table()["profile"]:
             value = fact.attrs.get(entry["slot"])
             if key in entry["keys"] and value:
-                value = entry.get("values", {}).get(value, value)
-                codes = vocab()[entry["codes"]] if "codes" in entry else {}
-                proposed[entry["field"]], why = codes.get(value.lower(), value), entry["why"]
+                values = vocab()[entry["codes"]] if "codes" in entry else entry.get("values", {})
+                proposed[entry["field"]], why = values.get(value.lower(), value), entry["why"]
                 break
         field = table()["profile_lists"].get(category)
         if not proposed and field and fact.attrs.get("what"):
