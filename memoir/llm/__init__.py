@@ -70,10 +70,8 @@ def _strict_compatible(schema: type[BaseModel]) -> bool:
 
     def walk(node: Any) -> bool:
         if isinstance(node, dict):
-            if node.get("type") == "object" and node.get("additionalProperties") not in (
-                None,
-                False,
-            ):
+            free_form = node.get("additionalProperties") not in (None, False)
+            if node.get("type") == "object" and free_form:
                 return False
             return all(walk(v) for v in node.values())
         if isinstance(node, list):

@@ -430,9 +430,10 @@ class OfflinePlanner:
         return start, why if moved else ""
 
     def _schedule(
-        self, title: str, when: datetime, text: str, attendees: list[str], check: bool
-    ) -> tuple[list[PlanStep], str]:
-        """The calendar.schedule step (after a calendar.availability step when `check`)."""
+        self, title: str, when: datetime, text: str, attendees: list[str], why: str = ""
+    ) -> Plan:
+        """The calendar.schedule plan; for a request in an email (`why` says what it is), after
+        a calendar.availability step."""
         minutes, source = minutes_in(text), "asked for in the request"
         if minutes is None:
             minutes = self.cal.meeting_minutes or DEFAULT_MINUTES
@@ -446,15 +447,16 @@ class OfflinePlanner:
             "duration_minutes": minutes,
             "attendees": attendees + extra,
         }
-        why = f"“{title}” at {start.isoformat()} for {minutes} minutes ({source}).{moved}"
+        how = f"“{title}” at {start.isoformat()} for {minutes} minutes ({source}).{moved}"
         if extra:
-            why += f" Default attendees from the calendar preferences: {', '.join(extra)}."
+            how += f" Default attendees from the calendar preferences: {', '.join(extra)}."
         step = _step("calendar.schedule", args, f"Schedule “{title}” at {_fmt(start)}")
-        if not check:
-            return [step], why + " Calendar changes need approval."
+        if not why:
+            return _operation(f"schedule {title}", [step], how + " Calendar changes need approval.")
         step = step.model_copy(update={"id": "s2", "depends_on": ["s1"]})
+        why += f" It asks for a meeting at a time and the calendar is connected: {how}"
         why += " The calendar is checked first; the event needs approval."
-        return [self._availability(start), step], why
+        return _operation(f"schedule {title}", [self._availability(start), step], why)
 
     def _availability(self, day: datetime) -> PlanStep:
         """A calendar.availability step over the day of `day`, from now on."""
@@ -471,9 +473,7 @@ class OfflinePlanner:
         found = (m[1] for p in _data("drafts")["purpose"] if (m := re.search(p, text, I)))
         topic = _clean(next(found, "")) or normalize_subject(email.subject) or "Meeting"
         title = sentence(topic).rstrip(".")
-        steps, how = self._schedule(title, when, email.body, [email_address(email.author)], True)
-        why += f" It asks for a meeting at a time and the calendar is connected: {how}"
-        return _operation(f"schedule {title}", steps, why)
+        return self._schedule(title, when, email.body, [email_address(email.author)], why)
 
     def _calendar_schedule(self, text: str, groups: dict[str, str]) -> Plan:
         spec = _data("intents")["calendar"]
@@ -489,8 +489,7 @@ class OfflinePlanner:
         if (when := self._when(cleaned)) is None:
             ask = f"When should I schedule “{title}”?"
             return _missing(f"schedule {title}", ["when"], ask, f"“{title}” has no time.")
-        steps, why = self._schedule(title, when, text, attendees, False)
-        return _operation(f"schedule {title}", steps, why)
+        return self._schedule(title, when, text, attendees)
 
     def _calendar_availability(self, text: str, groups: dict[str, str]) -> Plan:
         day = self._when(text) or self.now

@@ -279,10 +279,10 @@ def learn_from_edit(original: dict[str, Any], edited: dict[str, Any]) -> list[Le
     learned: list[Learned] = []
     before, after = str(original.get("body", "")), str(edited.get("body", ""))
     if after.strip() and after.strip() != before.strip():
-        if _signoff(after) and _signoff(after) != _signoff(before):
-            learned.append(Learned("sign_off", _signoff(after), "the edit changed the sign-off"))
-        if _greeting(after) and _greeting(after) != _greeting(before):
-            learned.append(Learned("greeting", _greeting(after), "the edit changed the greeting"))
+        for kind, read in (("sign_off", _signoff), ("greeting", _greeting)):
+            if read(after) and read(after) != read(before):
+                why = f"the edit changed the {kind.replace('_', '-')}"
+                learned.append(Learned(kind, read(after), why))
         if len(after.split()) <= 0.7 * len(before.split()):
             learned.append(Learned("brief", None, "the edit cut the email by a third or more"))
     minutes = edited.get("duration_minutes")

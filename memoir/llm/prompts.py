@@ -29,11 +29,6 @@ DEFAULT_BACKGROUND: str = _TEXTS["default_background"]
 DEFAULT_TRIAGE_INSTRUCTIONS: str = _TEXTS["default_triage_instructions"]
 DEFAULT_RESPONSE_PREFERENCES: str = _TEXTS["default_response_preferences"]
 DEFAULT_CAL_PREFERENCES: str = _TEXTS["default_cal_preferences"]
-DEFAULT_PREFERENCES: dict[str, str] = {
-    "triage_preferences": DEFAULT_TRIAGE_INSTRUCTIONS,
-    "response_preferences": DEFAULT_RESPONSE_PREFERENCES,
-    "cal_preferences": DEFAULT_CAL_PREFERENCES,
-}
 
 TRIAGE_SYSTEM_PROMPT: str = _TEXTS["triage_system_prompt"]
 TRIAGE_USER_PROMPT: str = _TEXTS["triage_user_prompt"]
