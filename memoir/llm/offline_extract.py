@@ -40,7 +40,7 @@ MAX_MEMORIES = 6  # per message
 USER = "User"
 _QUESTION, _REQUEST, _STANDING = pattern("question"), pattern("request"), pattern("standing")
 _COMING, _END, _INFINITIVE = pattern("coming"), pattern("object_end"), pattern("infinitive")
-_ABOUT_ASSISTANT, _DETERMINED = pattern("about_assistant"), pattern("determined")
+_ABOUT, _DETERMINED = pattern("about_assistant"), pattern("determined")
 _BEFORE_TIME = r"(?:\s*,)?\s*(?:\b(?:on|in|at|during|since|from|by)\s+)?(?:the\s+)?"
 
 
@@ -66,8 +66,7 @@ class _Proposal:
 
 @dataclass
 class Reading:
-    """One message read: what it states (most important first) and what was set aside, with
-    why; on the way, who speaks and when, the people and pets named, the grammar's proposals."""
+    """One message read: its memories and notes, and who and what it knows on the way."""
 
     speaker: str | None
     now: datetime | None
@@ -130,14 +129,12 @@ def _learn_entities(turn: str, outer: Reading) -> None:
 
 
 def _read_sentence(raw: str, ctx: Reading) -> None:
-    """A question or a request is set aside; a standing instruction keeps its preference facts;
-    else each clause is read."""
+    """A question or request is set aside, a standing instruction keeps its preferences."""
     sentence = strip_lead(raw).strip()
     quoted = f"“{raw if len(raw) <= 80 else raw[:79] + '…'}”"
     standing = _STANDING.search(sentence) is not None and ctx.speaker is None
     if not standing and (sentence.endswith("?") or _QUESTION.match(sentence)):
-        meta = _ABOUT_ASSISTANT.search(sentence) is not None
-        about = " about the assistant (meta/capability)" if meta else ""
+        about = " about the assistant (meta/capability)" if _ABOUT.search(sentence) else ""
         ctx.notes.append(f"{quoted} is a question{about}, not a statement of fact.")
         return
     if not standing and _REQUEST.search(sentence):
@@ -196,8 +193,7 @@ def _examples() -> tuple[list[tuple[str, str]], Examples]:
 
 
 def _judge(ctx: Reading, embedder: Embedder) -> None:
-    """Keep a proposal unless talk examples are nearer than its kind's (by the margin when the
-    grammar is sure); a statement of the speaker's takes the nearest kept label as category."""
+    """Keep a proposal unless talk examples are nearer (by the margin if the grammar is sure)."""
     if not ctx.proposals:
         return
     raw, (labels, examples) = tables.table("memory_examples"), _examples()
@@ -265,8 +261,7 @@ def _named_phrase(clause: Clause, ctx: Reading) -> str | None:
 
 
 def _verb(clause: Clause, *, event: bool = False) -> str:
-    """The verb phrase said of the subject: contractions spelled out, third person for "I" /
-    "we"; an event's in the simple past ("'ve just started" → "started")."""
+    """The verb phrase said of the subject ("I drive" → drives); an event's in the past."""
     phrase = [*clause.verb_phrase.split(), ""]
     words = [grammar.expand_contraction(w, after) for w, after in pairwise(phrase)]
     if event:
@@ -285,8 +280,7 @@ def _verb(clause: Clause, *, event: bool = False) -> str:
 
 
 def _keyed(fact: Fact, ctx: Reading) -> MemoryCandidate:
-    """A keyed fact as a memory of its owner (a named speaker's: "Maya's …", profile:city →
-    person:maya:city)."""
+    """A keyed fact as its owner's memory: a named speaker's is "Maya's …", person:maya:…."""
     summary, key = fact.summary, fact.key
     if ctx.speaker:
         summary = re.sub(r"^User\b", ctx.speaker, summary)
@@ -297,8 +291,7 @@ def _keyed(fact: Fact, ctx: Reading) -> MemoryCandidate:
 
 
 def _object(clause: Clause, ctx: Reading, window: TimeFilter | None) -> str:
-    """What follows the verb, up to where another clause starts, without the event's time
-    phrase, its first-person words said of their owner."""
+    """What follows the verb, to the next clause, without its time, "my" said of its owner."""
     text = _END.split(clause.rest, maxsplit=1)[0]
     if window is not None:
         text = re.sub(_BEFORE_TIME + re.escape(window.phrase), "", text, count=1, flags=re.I)
@@ -326,8 +319,7 @@ def _event_window(clause: Clause, ctx: Reading) -> TimeFilter | None:
 
 
 def _event(clause: Clause, subject: str, ctx: Reading) -> MemoryCandidate | None:
-    """A past act of the subject, dated when its time is said, or None when nothing is said of
-    what happened ("Ada decided.", "I adopted one")."""
+    """A past act of the subject, dated if said; None if it says nothing ("I adopted one")."""
     window = _event_window(clause, ctx)
     rest = _object(clause, ctx, window)
     first = rest.split()[0].lower() if rest else ""
@@ -342,8 +334,7 @@ def _event(clause: Clause, subject: str, ctx: Reading) -> MemoryCandidate | None
 
 
 def _attribute(clause: Clause, subject: str, ctx: Reading) -> MemoryCandidate | None:
-    """A present statement about the subject with an object, or None: talk about the talk, a
-    past act that is no event, a pronoun object, a passing state ("I'm so tired")."""
+    """A lasting statement about the subject; None for talk or a passing state ("I'm tired")."""
     opinion = grammar.is_opinion_verb(clause.lemma)
     if not clause.lemma or opinion or (clause.tense == "past" and not clause.copula):
         return None

@@ -42,8 +42,7 @@ class Fact:
 
     def describe(self) -> str:
         """ "the pet luna's age": the slot in words."""
-        entity, attribute = self.slot
-        return f"the {'user' if entity == 'user' else entity.replace(':', ' ')}'s {attribute}"
+        return f"the {self.slot[0].replace(':', ' ')}'s {self.slot[1]}"
 
 
 @dataclass(frozen=True)
@@ -141,11 +140,6 @@ def _article(noun: str) -> str:
     return "an" if noun[:1].lower() in "aeiou" else "a"
 
 
-def third_person(text: str) -> str:
-    """ "my mom's cooking" → "their mom's cooking": the user's words, about the user."""
-    return swap_words(text, vocab()["first_to_third"])
-
-
 def _who(raw: str, rule: Rule, context: Entities) -> dict[str, str] | None:
     """The person or pet a bare name or pronoun stands for, if it is of the rule's kind."""
     entities, last = context
@@ -176,7 +170,7 @@ def _slots(rule: Rule, m: re.Match[str], sentence: str, context: Entities) -> di
         elif group == "place":
             value = _place(raw)
         elif group == "what":
-            value = third_person(_clause(raw))
+            value = swap_words(_clause(raw), vocab()["first_to_third"])  # my → their
             value = value[:1].lower() + value[1:] if m.start(group) == 0 else value
             value = None if value.lower() in _PRONOUNS else value
         elif group == "job":
@@ -245,8 +239,7 @@ def _fact(rule: Rule, sentence: str, context: Entities) -> Fact | None:
 def extract_facts(
     sentence: str, entities: dict[str, tuple[str, str]] | None = None, last: str | None = None
 ) -> list[Fact]:
-    """Every fact one sentence states, most important first (ties: table order); one per slot,
-    one per group of rules."""
+    """Every fact a sentence states, most important first; one per slot and per rule group."""
     facts: list[Fact] = []
     groups: set[str] = set()
     for rule in rules():

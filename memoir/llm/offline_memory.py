@@ -96,12 +96,10 @@ def compose_offline(request: ComposeRequest, embedder: Embedder) -> ComposedSumm
     person = next((m[1] for k in (new.key, old.key) if (m := re.match(_PERSON, k or ""))), None)
     old_fact, new_fact = _as_user(old, person), _as_user(new, person)
     if old_fact and new_fact and old_fact.slot == new_fact.slot:
-        merged, kept = {**old_fact.attrs}, []
-        for name, value in new_fact.attrs.items():
-            if value and not (name == "kind" and value == "pet" and merged.get("kind")):
-                merged[name] = value
-            elif merged.get(name):
-                kept.append(f"{name} {merged[name]}")
+        merged, kept = {**old_fact.attrs, **new_fact.attrs}, []
+        if new_fact.attrs.get("kind") == "pet" and old_fact.attrs.get("kind"):  # "it turned 4"
+            merged["kind"] = old_fact.attrs["kind"]
+            kept.append(f"kind {merged['kind']}")
         rule = next(r for r in rules() if r.name == new_fact.rule)
         summary = render(rule.spec["says"], merged)
         said = re.match(rf"^({re.escape(person)})\b", new.summary, re.I) if person else None
@@ -117,8 +115,7 @@ def compose_offline(request: ComposeRequest, embedder: Embedder) -> ComposedSumm
 
 
 def _as_user(memory: MemoryFields, person: str | None) -> Fact | None:
-    """A named speaker's memory read as the user's: "Maya's dog …" → "User's dog …",
-    person:maya:city → profile:city."""
+    """A named speaker's memory read as the user's ("Maya's dog" → "User's dog")."""
     summary, key = memory.summary, re.sub(_PERSON, "profile:", memory.key or "") or None
     if person:
         summary = re.sub(rf"^{re.escape(person)}\b", "User", summary, count=1, flags=re.I)
@@ -135,8 +132,7 @@ def _said_back(m: re.Match[str], template: str) -> str:
 
 
 def _topic(request: EpisodeRequest, recall: bool) -> str:
-    """What the request was about, in words addressed to the user (never the request quoted):
-    "a reminder to call your mom", "an email to dan@x.com", "booking the dentist"."""
+    """What the request was about, said to the user: "a reminder to call your mom"."""
     if request.email is not None:
         return f"the email “{request.email.subject}” from {request.email.author}"
     table = tables.table("memory_episodes")
@@ -163,8 +159,7 @@ def _topic(request: EpisodeRequest, recall: bool) -> str:
 
 
 def episodic_offline(request: EpisodeRequest, embedder: Embedder) -> EpisodicSummary:
-    """Topic from the request; approach and why by the turn's outcome (memory_episodes.yaml):
-    notable when actions ran or a recap was given."""
+    """Topic from the request; approach, why and whether notable by the turn's outcome."""
     reply = one_line(request.reply, 200)
     recall = request.email is None and asks_for_recap(request.request)
     done = [
