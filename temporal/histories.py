@@ -4,6 +4,10 @@
 when a workflow change is meant to break compatibility, and say why in the commit. A new
 scenario alone is recorded with `record_histories(HISTORY_DIR, only={"name"})`, which keeps the
 older histories (and so the older code paths they cover) as they are.
+
+`tests/histories/v0/` holds the histories of turns started before turn versions
+(`TurnInput.version` 0, which follow their patch markers), recorded by older code: they are never
+regenerated, and replay with the others so such turns still run.
 """
 
 import json
@@ -34,6 +38,7 @@ from temporal.harness import Harness, running_harness, until
 from workflows import ALL_WORKFLOWS
 
 HISTORY_DIR = Path(__file__).resolve().parent.parent / "tests" / "histories"
+VERSION_0_DIR = HISTORY_DIR / "v0"
 
 Scenario = Callable[[Harness], Awaitable[str]]
 EXPIRY_TTL_SECONDS = 2
@@ -111,7 +116,7 @@ async def chat_classified(h: Harness) -> str:
 
 async def answer_in_plan(h: Harness) -> str:
     """A chat turn whose plan answers alone: its reply comes with the plan (`plan_and_answer`,
-    turn input `answer_in_plan`), with no `write_reply` activity."""
+    from turn version 1), with no `write_reply` activity."""
     h.llm.script("Plan", plans.chat())
     routed = await h.send("hello again", message_id="answer-in-plan")
     await h.result(routed.turn_id or "")
@@ -287,11 +292,17 @@ def load_histories(directory: Path) -> list[WorkflowHistory]:
     ]
 
 
+def committed_histories() -> list[WorkflowHistory]:
+    """The scenarios' histories as recorded today, then those of version-0 turns."""
+    return load_histories(HISTORY_DIR) + load_histories(VERSION_0_DIR)
+
+
 async def replay_histories(directory: Path) -> list[str]:
-    """Replay every history; raises on the first nondeterminism."""
+    """Replay every history of `directory` (and, for HISTORY_DIR, of version-0 turns); raises
+    on the first nondeterminism."""
     if not (directory / INDEX).exists():
         raise FileNotFoundError(f"no histories in {directory}: run `memoir replay --regenerate`")
-    histories = load_histories(directory)
+    histories = committed_histories() if directory == HISTORY_DIR else load_histories(directory)
     replayer = Replayer(workflows=ALL_WORKFLOWS, data_converter=pydantic_data_converter)
     for history in histories:
         await replayer.replay_workflow(history)

@@ -11,6 +11,7 @@ from temporalio.workflow import ParentClosePolicy
 
 with workflow.unsafe.imports_passed_through():
     from memoir.models import (
+        TURN_VERSION,
         AnswerSource,
         Channel,
         Classification,
@@ -186,7 +187,7 @@ class ThreadWorkflow:
                     hitl_ttl_seconds=self._input.hitl_ttl_seconds,
                     max_replans=self._input.max_replans,
                     heartbeat_seconds=self._input.heartbeat_seconds,
-                    answer_in_plan=True,
+                    version=TURN_VERSION,
                 ),
                 id=turn_id,
                 result_type=TurnResult,

@@ -174,7 +174,7 @@ class AgentTurnWorkflow:
 
     @workflow.run
     async def run(self, input: TurnInput) -> TurnResult:
-        self._fast = workflow.patched(PATCH_FAST_TURN)
+        self._fast = self._patched(PATCH_FAST_TURN)
         context = await self._assemble_context()
         turn = TurnRequest(turn_id=self._turn_id, message=self._message, context=context)
         turn.memory = await self._memory(turn)
@@ -266,7 +266,7 @@ class AgentTurnWorkflow:
     async def _notify_gate(self) -> list[str]:
         """Respond (plan a reply), acknowledge (closed, no reply: `completed`, classification
         notify) or ignore (`ignored`); each teaches a lesson scoped to the email."""
-        acknowledge = workflow.patched(PATCH_NOTIFY_ACKNOWLEDGE)
+        acknowledge = self._patched(PATCH_NOTIFY_ACKNOWLEDGE)
         answer = await self._ask(self._requests.notify(workflow.now(), acknowledge=acknowledge))
         choice = notify_choice(answer)
         update = notify_feedback(choice, self._message, self._turn_id, answer.text)
@@ -285,11 +285,11 @@ class AgentTurnWorkflow:
             plan = await self._plan(turn, feedback)
             self._check_capabilities(turn, plan)
             self._settled.clear()
-            if plan_question(plan) is HitlKind.APPROVAL and workflow.patched(
+            if plan_question(plan) is HitlKind.APPROVAL and self._patched(
                 PATCH_RESOLVE_BEFORE_APPROVAL
             ):
-                if workflow.patched(PATCH_ASK_DECIDED_BEFORE_RESOLVE):
-                    workflow.patched(PATCH_THREAD_KNOWS_FIRST)  # `_ask` reads it remembered
+                if self._patched(PATCH_ASK_DECIDED_BEFORE_RESOLVE):
+                    self._patched(PATCH_THREAD_KNOWS_FIRST)  # `_ask` reads it remembered
                 plan = await self._resolve_for_approval(turn, plan)
             request = self._requests.for_plan(workflow.now(), plan)
             if request is None:
@@ -316,9 +316,9 @@ class AgentTurnWorkflow:
         )
 
     async def _plan(self, turn: TurnRequest, feedback: list[str]) -> Plan:
-        """The plan; with `answer_in_plan`, a plan that answers alone brings its reply along."""
+        """The plan; from version 1, a plan that answers alone brings its reply along."""
         request = PlanRequest(turn=turn, feedback=feedback, classification=self._classification)
-        if not self._input.answer_in_plan:
+        if self._input.version < 1:
             plan: Plan = await self._activity(
                 names.PLAN, request, Plan, "plan: intent, risk, steps", timeout=LLM_TIMEOUT
             )
@@ -537,7 +537,7 @@ class AgentTurnWorkflow:
         self._decision = None
         # Patched: the thread learns of the question before anyone can see it, so a chat answer
         # always reaches this turn instead of starting a new one. Older histories showed it first.
-        thread_first = workflow.patched(PATCH_THREAD_KNOWS_FIRST)
+        thread_first = self._patched(PATCH_THREAD_KNOWS_FIRST)
         if not thread_first:
             self._pending, self._status = request, TurnStatus.AWAITING_HUMAN
         workflow.upsert_search_attributes(
@@ -566,7 +566,7 @@ class AgentTurnWorkflow:
             self._status = TurnStatus.RUNNING
             workflow.upsert_search_attributes([sa.AWAITING_HUMAN.value_set(False)])
             workflow.set_current_details("")
-            if workflow.patched(PATCH_CLOSE_UNAWAITED):
+            if self._patched(PATCH_CLOSE_UNAWAITED):
                 self._telling.append(
                     asyncio.create_task(
                         self._tell_thread(names.THREAD_HITL_CLOSED_SIGNAL, request.hitl_id)
@@ -657,6 +657,12 @@ class AgentTurnWorkflow:
                 summary=summary[:200],
             ),
         )
+
+    def _patched(self, patch: str) -> bool:
+        """Whether a patch's new code runs: always from version 1 (the input says so: no marker
+        is recorded), else as the history's markers say. A patch added after version 1 calls
+        `workflow.patched` itself, or comes with a version 2."""
+        return self._input.version >= 1 or workflow.patched(patch)
 
     def _heartbeat_timeout(self) -> timedelta:
         """How long an activity may go without a heartbeat before the server retries it (a

@@ -25,6 +25,7 @@ from memoir.models.messages import (
 from memoir.models.plan import Classification, Plan, PlanStep, TriageDecision, UserPreferences
 from memoir.models.turn import (
     PREFERENCE_NAMESPACES,
+    TURN_VERSION,
     Candidate,
     ExecuteRequest,
     ExecutionResult,
@@ -54,6 +55,7 @@ from memoir.models.turn import (
 
 __all__ = [
     "PREFERENCE_NAMESPACES",
+    "TURN_VERSION",
     "ActionRequest",
     "AnswerSource",
     "Candidate",

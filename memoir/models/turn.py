@@ -14,6 +14,9 @@ PREFERENCE_NAMESPACES = ("triage_preferences", "response_preferences", "cal_pref
 PreferenceNamespace = Literal["triage_preferences", "response_preferences", "cal_preferences"]
 
 
+TURN_VERSION = 1  # the version of the turns a thread starts (see `TurnInput.version`)
+
+
 class TurnInput(BaseModel):
     """Input of `AgentTurnWorkflow`: the message and the knobs workflow code cannot read."""
 
@@ -21,9 +24,12 @@ class TurnInput(BaseModel):
     hitl_ttl_seconds: int = 300
     max_replans: int = 3
     heartbeat_seconds: float = 15.0  # an activity's heartbeat timeout (see temporal.heartbeat)
-    # A plan that is an answer alone gets its reply in the plan's activity (`plan_and_answer`):
-    # false in the inputs of turns started before it, which replay with `plan` + `write_reply`.
-    answer_in_plan: bool = False
+    # The turn's code path, set by the thread that starts it (`TURN_VERSION`). 0: turns started
+    # before versions, which follow the patch markers in their histories. 1: every patch of
+    # AgentTurnWorkflow so far applies without recording a marker (nor the TemporalChangeVersion
+    # upsert each marker brings), and a plan that answers alone brings its reply
+    # (`plan_and_answer`).
+    version: int = 0
 
 
 class TurnStatus(StrEnum):

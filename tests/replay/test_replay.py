@@ -5,14 +5,14 @@ from temporalio.client import WorkflowHistory
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.worker import Replayer
 
-from temporal.histories import HISTORY_DIR, SCENARIOS, load_histories
+from temporal.histories import HISTORY_DIR, SCENARIOS, committed_histories, load_histories
 from workflows import ALL_WORKFLOWS
 
-HISTORIES = load_histories(HISTORY_DIR)
+HISTORIES = committed_histories()
 
 
 def test_every_scenario_has_committed_turn_and_thread_histories() -> None:
-    recorded = {history.workflow_id for history in HISTORIES}
+    recorded = {history.workflow_id for history in load_histories(HISTORY_DIR)}
     assert len(recorded) == 2 * len(SCENARIOS)
     assert sum(workflow_id.startswith("turn:") for workflow_id in recorded) == len(SCENARIOS)
 

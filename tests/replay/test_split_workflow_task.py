@@ -4,13 +4,14 @@ not fail it on a nondeterminism error (seen once in the chaos tests, before the 
 `ask-decided-before-resolve`)."""
 
 import json
+from pathlib import Path
 from typing import Any
 
 from temporalio.client import WorkflowHistory
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.worker import Replayer
 
-from temporal.histories import HISTORY_DIR, INDEX
+from temporal.histories import HISTORY_DIR, INDEX, VERSION_0_DIR
 from workflows import ALL_WORKFLOWS
 
 Event = dict[str, Any]
@@ -88,9 +89,9 @@ def split_after_resolve(events: list[Event]) -> list[Event]:
     return split
 
 
-async def _replay_failure(name: str) -> Exception | None:
-    index: dict[str, str] = json.loads((HISTORY_DIR / INDEX).read_text())
-    recorded = json.loads((HISTORY_DIR / f"{name}.turn.json").read_text())
+async def _replay_failure(name: str, directory: Path = VERSION_0_DIR) -> Exception | None:
+    index: dict[str, str] = json.loads((directory / INDEX).read_text())
+    recorded = json.loads((directory / f"{name}.turn.json").read_text())
     events = split_after_resolve(recorded["events"])
     history = WorkflowHistory.from_json(index[f"{name}.turn.json"], {"events": events})
     replayer = Replayer(workflows=ALL_WORKFLOWS, data_converter=pydantic_data_converter)
@@ -100,6 +101,11 @@ async def _replay_failure(name: str) -> Exception | None:
 
 async def test_a_question_split_from_its_resolve_step_replays() -> None:
     assert await _replay_failure("approval_decided_before_resolve") is None
+
+
+async def test_a_version_1_question_split_from_its_resolve_step_replays() -> None:
+    """From turn version 1 the patches record no marker: nothing left to split."""
+    assert await _replay_failure("approval_decided_before_resolve", HISTORY_DIR) is None
 
 
 async def test_the_same_split_fails_a_turn_that_decided_in_the_question() -> None:

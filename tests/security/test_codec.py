@@ -13,7 +13,7 @@ from temporalio.worker import Replayer
 from memoir.crypto import KeyDestroyedError, Keyring
 from memoir.models.names import thread_workflow_id, turn_workflow_id
 from temporal.codec import KEY_ID, USER_ID, EncryptionCodec, encrypted_data_converter
-from temporal.histories import HISTORY_DIR, load_histories
+from temporal.histories import committed_histories
 from workflows import ALL_WORKFLOWS
 
 PLAIN = Payload(metadata={"encoding": b"json/plain"}, data=b'{"text": "my secret diagnosis"}')
@@ -78,7 +78,7 @@ async def test_after_destruction_payloads_fail_to_decode(keyring: Keyring) -> No
         await EncryptionCodec(keyring).decode([sealed])
 
 
-@pytest.mark.parametrize("history", load_histories(HISTORY_DIR), ids=lambda h: h.workflow_id)
+@pytest.mark.parametrize("history", committed_histories(), ids=lambda h: h.workflow_id)
 async def test_committed_unencrypted_histories_replay_through_the_codec(
     keyring: Keyring, history: WorkflowHistory
 ) -> None:

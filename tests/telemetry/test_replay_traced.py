@@ -7,7 +7,7 @@ from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.worker import Replayer
 
 from memoir.telemetry import MemoirTracingInterceptor
-from temporal.histories import HISTORY_DIR, load_histories
+from temporal.histories import committed_histories
 from tests.telemetry.conftest import Telemetry
 from workflows import ALL_WORKFLOWS
 
@@ -15,7 +15,7 @@ from workflows import ALL_WORKFLOWS
 async def test_committed_histories_replay_with_tracing_and_start_no_span(
     spans: Telemetry,
 ) -> None:
-    histories = load_histories(HISTORY_DIR)
+    histories = committed_histories()
     assert histories
     replayer = Replayer(
         workflows=ALL_WORKFLOWS,
