@@ -54,9 +54,7 @@ def _hnsw_table(conn: psycopg.Connection, table: str) -> list[str]:
     rng = random.Random(7)
     vectors = [_vector(rng) for _ in range(_ROWS)]
     with conn.cursor() as cur:
-        cur.executemany(
-            f"INSERT INTO {table} VALUES (%s, %s::vector)", list(enumerate(vectors))
-        )
+        cur.executemany(f"INSERT INTO {table} VALUES (%s, %s::vector)", list(enumerate(vectors)))
     return vectors
 
 
