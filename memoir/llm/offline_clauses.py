@@ -156,7 +156,7 @@ def third_person_verb(word: str) -> str:
 
 def is_strong_verb(word: str) -> bool:
     """An auxiliary, a modal or a past form: a verb whatever comes before it."""
-    return word.lower() in _AUX | {"had", "got"} or _is_participle(word)
+    return word.lower() in _AUX or _is_participle(word)  # had, got: past forms
 
 
 def _looks_like_verb(word: str, plural_before: bool = False) -> bool:

@@ -280,7 +280,7 @@ def _verb(clause: Clause, *, event: bool = False) -> str:
 
 
 def _keyed(fact: Fact, ctx: Reading) -> MemoryCandidate:
-    """A keyed fact as its owner's memory: a named speaker's is "Maya's …", person:maya:…."""
+    """A keyed fact as its owner's memory (a named speaker's: "Maya's …", person:maya:…)."""
     summary, key = fact.summary, fact.key
     if ctx.speaker:
         summary = re.sub(r"^User\b", ctx.speaker, summary)

@@ -1,9 +1,7 @@
-"""Facts with deterministic keys: the table of memoir/data/memory_facts.yaml, applied.
-
-`extract_facts(sentence)` tries each rule (name, city, a pet's age, a partner, likes, …): its
-patterns capture slots, cleaned by kind (a name, a place, an age, "what" said of the user) and
-rendered into the rule's summary, key and slot. `read_summary` reads a third-person summary back
-through the same rules, so summaries written earlier, or by another model, can be compared.
+"""Facts with deterministic keys: the rules of memoir/data/memory_facts.yaml, applied. A rule's
+patterns capture slots, cleaned by kind (a name, a place, "what" said of the user), rendered into
+its summary, key and slot (`extract_facts`); `read_summary` reads a summary back through the same
+rules, so summaries written earlier, or by another model, can be compared.
 """
 
 from __future__ import annotations
