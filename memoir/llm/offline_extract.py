@@ -95,8 +95,11 @@ def read_message(request: TurnMemoryRequest, embedder: Embedder) -> Reading:
     for who, body in map(split_speaker, [*request.earlier, latest]):
         named = re.findall(r"(?<=[a-z,;:] )([A-Z][a-z]+)\b", body)  # inside a sentence
         ctx.names |= {n.lower() for n in [who or "", *named, request.speaker or ""] if n}
-    for turn in request.earlier:
-        _learn_entities(turn, ctx)
+    for who, body in map(split_speaker, request.earlier):  # the people and pets they name
+        earlier = Reading(who, None, ctx.timezone, entities=ctx.entities, names=ctx.names)
+        for raw in sentences(body):
+            _read_sentence(raw, earlier)
+        ctx.last = earlier.last or ctx.last
     for raw in sentences(latest):
         _read_sentence(raw, ctx)
     _judge(ctx, embedder)
@@ -113,19 +116,6 @@ def _ranked(found: list[MemoryCandidate]) -> list[MemoryCandidate]:
         unique += [memory] if not marks & seen else []
         seen |= marks
     return unique
-
-
-def _learn_entities(turn: str, outer: Reading) -> None:
-    """People and pets an earlier turn names (said by its own speaker), for "she" and "Luna"."""
-    who, body = split_speaker(turn)
-    ctx = Reading(who, None, outer.timezone, entities=outer.entities, names=outer.names)
-    for sentence in map(strip_lead, sentences(body)):
-        for fact in extract_facts(sentence):
-            _entity_of_fact(fact, ctx)
-        for clause in map(grammar.parse_clause, grammar.split_clauses(sentence)):
-            if clause.has_verb:
-                _subject_phrase(clause, ctx)  # remembers the people and pets it names
-    outer.last = ctx.last or outer.last
 
 
 def _read_sentence(raw: str, ctx: Reading) -> None:
