@@ -7,19 +7,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from functools import cache
 from typing import Any, Literal
 
 from memoir.llm.tables import table
 
 Tense = Literal["past", "present", "perfect", "progressive", "future", "modal", "imperative"]
-
-
-@cache
-def vocab() -> dict[str, Any]:
-    """memory_words.yaml: a string is a set of entries ("|"- or space-separated), maps stay."""
-    raw = table("memory_words")
-    return {k: frozenset(entries(v)) if isinstance(v, str) else v for k, v in raw.items()}
 
 
 def entries(text: str) -> list[str]:
@@ -32,19 +24,26 @@ def lines(block: str) -> list[str]:
     return [line.strip() for line in block.splitlines() if line.strip()]
 
 
+# memory_words.yaml: a string is a set of entries ("|"- or space-separated), maps stay
+WORDS: dict[str, Any] = {
+    k: frozenset(entries(v)) if isinstance(v, str) else v for k, v in table("memory_words").items()
+}
+
+
 def pattern(name: str) -> re.Pattern[str]:
     """A pattern of memory_words.yaml (one alternative a line), case-insensitive."""
-    return re.compile("|".join(f"(?:{line})" for line in lines(vocab()["patterns"][name])), re.I)
+    return re.compile("|".join(f"(?:{line})" for line in lines(WORDS["patterns"][name])), re.I)
 
 
-V = vocab()
-_FORMS = {e.split()[0]: tuple(e.split()[1:]) for e in V["irregular_verbs"]}
+_FORMS = {e.split()[0]: tuple(e.split()[1:]) for e in WORDS["irregular_verbs"]}
 _PAST_OF = {past: lemma for lemma, (past, _p) in _FORMS.items()}
 _PARTICIPLE_OF = {part: lemma for lemma, (_p, part) in _FORMS.items()}
-_BE, _DO = V["be_present"] | V["be_past"], V["do_present"] | V["do_past"]
-_AUX = _BE | _DO | V["have"] | V["modals"] | V["future"]
-_SOFT = V["adverbs"] | V["negations"]
-_NOT_NAME = V["not_names"] | V["speaker"] | V["group"] | V["listener"] | V["personal"]
+_BE, _DO = WORDS["be_present"] | WORDS["be_past"], WORDS["do_present"] | WORDS["do_past"]
+_AUX = _BE | _DO | WORDS["have"] | WORDS["modals"] | WORDS["future"]
+_SOFT = WORDS["adverbs"] | WORDS["negations"]
+_NOT_NAME = (
+    WORDS["not_names"] | WORDS["speaker"] | WORDS["group"] | WORDS["listener"] | WORDS["personal"]
+)
 _CUT, _JOINER, _WHEN = pattern("cut"), pattern("joiner"), pattern("leading_when")
 
 
@@ -106,23 +105,23 @@ def _is_participle(word: str) -> bool:
 
 def _lemma(word: str) -> str:
     """A verb form's lemma: irregular, else of a verb list, else by its ending."""
-    w, known = word.lower(), V["event_verbs"] | V["opinion_verbs"] | set(_FORMS)
+    w, known = word.lower(), WORDS["event_verbs"] | WORDS["opinion_verbs"] | set(_FORMS)
     listed = next((c for c in sorted(lemma_candidates(w), key=len) if c in known), None)
     if lemma := _PAST_OF.get(w) or _PARTICIPLE_OF.get(w) or listed:
         return lemma
-    if ending := next((e for e in V["lemma_endings"] if w.endswith(e)), None):
-        return w[: -len(ending)] + V["lemma_endings"][ending]
+    if ending := next((e for e in WORDS["lemma_endings"] if w.endswith(e)), None):
+        return w[: -len(ending)] + WORDS["lemma_endings"][ending]
     return (w[:-4] if w[-4] == w[-5] else w[:-3]) if w.endswith("ing") and len(w) > 5 else w
 
 
 def is_event_verb(word: str) -> bool:
     """Whether a verb form (went, adopted, started) is of an event verb."""
-    return bool(lemma_candidates(word) & V["event_verbs"])
+    return bool(lemma_candidates(word) & WORDS["event_verbs"])
 
 
 def is_opinion_verb(word: str) -> bool:
     """Whether a verb form (think, guessed, hope) is about the speaker's mind or the talk."""
-    return bool(lemma_candidates(word) & V["opinion_verbs"])
+    return bool(lemma_candidates(word) & WORDS["opinion_verbs"])
 
 
 def past_form(word: str) -> str:
@@ -145,9 +144,9 @@ def gerund(word: str) -> str:
 def third_person_verb(word: str) -> str:
     """The third-person singular present of a first-person form: drive → drives, am → is."""
     w = word.lower()
-    if w in V["third_person"]:
-        return str(V["third_person"][w])
-    if w in V["modals"] or w in V["future"] or _is_past(w) or w.endswith("n't"):
+    if w in WORDS["third_person"]:
+        return str(WORDS["third_person"][w])
+    if w in WORDS["modals"] or w in WORDS["future"] or _is_past(w) or w.endswith("n't"):
         return word
     if re.search(r"(?:s|sh|ch|x|z|o)$", w):
         return word + "es"
@@ -166,7 +165,7 @@ def _looks_like_verb(word: str, plural_before: bool = False) -> bool:
         return True
     if w.endswith("s") and not w.endswith(("ss", "us", "is")) and len(w) > 2:
         return True
-    return plural_before and w.isalpha() and w not in V["not_names"] and len(w) > 2
+    return plural_before and w.isalpha() and w not in WORDS["not_names"] and len(w) > 2
 
 
 def is_adverb(word: str) -> bool:
@@ -178,7 +177,7 @@ def expand_contraction(word: str, following: str = "") -> str:
     """ "'s" → "is" (or "has" before a participle), "'re" → "are", "'ve" → "have", …"""
     if word.lower() == "'s":
         return "has" if following and (_is_participle(following) or following == "been") else "is"
-    return str(V["contractions"].get(word.lower(), word))
+    return str(WORDS["contractions"].get(word.lower(), word))
 
 
 # ----- clauses ---------------------------------------------------------------------------------
@@ -200,7 +199,7 @@ def _join(words: list[str]) -> str:
 
 def _is_name(word: str) -> bool:
     w = word.lower()
-    return word[:1].isupper() and w not in _NOT_NAME | V["possessives"] and not w.endswith("ly")
+    return word[:1].isupper() and w not in _NOT_NAME | WORDS["possessives"] and not w.endswith("ly")
 
 
 def starts_clause(text: str) -> bool:
@@ -241,7 +240,7 @@ def split_clauses(sentence: str) -> list[str]:
 def _subject(words: list[str]) -> tuple[Subject, int]:
     """The subject at the start of a clause and how many words it took."""
     first = words[0].lower() if words else ""
-    if not first or (_is_past(first) and is_event_verb(first) and first not in V["not_names"]):
+    if not first or (_is_past(first) and is_event_verb(first) and first not in WORDS["not_names"]):
         return Subject("none"), 0  # nothing, or "Lost my job …": a verb, the subject left out
     if first in ("i", "im", "ive"):
         return Subject("speaker", "I"), 1
@@ -249,9 +248,9 @@ def _subject(words: list[str]) -> tuple[Subject, int]:
         return Subject("group", "we", plural=True), 1
     if first in ("you", "u", "ya", "y'all", "your"):
         return Subject("listener", words[0]), 1
-    if first in V["possessives"]:
+    if first in WORDS["possessives"]:
         return _possessed(words)
-    if first in V["pronouns"]:
+    if first in WORDS["pronouns"]:
         return _compound(Subject("pronoun", first, plural=first == "they"), words, 1)
     return _named(words) if _is_name(words[0]) else (Subject("none"), 0)
 
@@ -329,36 +328,36 @@ def _predicate(text: str, subject: Subject, words: list[str], i: int) -> Clause:
     while j < len(words) and words[j].lower() in _SOFT:
         j += 1
     after = words[j].lower() if j < len(words) else ""
-    negated = any(x.lower() in V["negations"] or x.endswith("n't") for x in words[start:j])
+    negated = any(x.lower() in WORDS["negations"] or x.endswith("n't") for x in words[start:j])
 
     def clause(end: int, lemma: str, tense: Tense, copula: bool = False) -> Clause:
         phrase, rest = _join([*aux, *words[i : end + 1]]), _join(words[end + 1 :])
         return Clause(text, subject, phrase, lemma, tense, negated, copula, rest)
 
     going = after == "going" and j + 1 < len(words) and words[j + 1].lower() == "to"
-    if w in V["future"] or (w == "going" and words[i + 1 : i + 2] == ["to"]):
+    if w in WORDS["future"] or (w == "going" and words[i + 1 : i + 2] == ["to"]):
         return Clause(text, subject, words[i], "", "future", negated, rest=_join(words[i:]))
-    if w in V["modals"]:
+    if w in WORDS["modals"]:
         return Clause(text, subject, words[i], "", "modal", negated, rest=_join(words[i + 1 :]))
     if w in _BE:
-        past = w in V["be_past"]
+        past = w in WORDS["be_past"]
         if going:
             return clause(j + 1, "", "future")
         if after.endswith("ing") and len(after) > 4:
             return clause(j, _lemma(after), "past" if past else "progressive")
-        if _is_past(after) and after not in V["stative"] and is_event_verb(after):
+        if _is_past(after) and after not in WORDS["stative"] and is_event_verb(after):
             return clause(j, _lemma(after), "past" if past else "perfect")  # "was fired"
         return clause(i, "be", "past" if past else "present", copula=True)
-    if w in V["have"] and after == "got":  # "I've got a dog": having, not getting
+    if w in WORDS["have"] and after == "got":  # "I've got a dog": having, not getting
         return clause(j, "have", "present")
     then = words[j + 1] if j + 1 < len(words) else ""
-    if w in V["have"] and after == "been" and then.endswith("ing"):
+    if w in WORDS["have"] and after == "been" and then.endswith("ing"):
         return clause(j + 1, _lemma(then), "progressive")
-    if w in V["have"] and after and (_is_participle(after) or after == "been"):
+    if w in WORDS["have"] and after and (_is_participle(after) or after == "been"):
         return clause(j, _lemma(after), "perfect")
     if w in _DO and after:
-        return clause(j, _lemma(after), "past" if w in V["do_past"] else "present")
-    if not re.match(r"^[a-z][\w-]*$", w) or (w in V["not_names"] and not is_strong_verb(w)):
+        return clause(j, _lemma(after), "past" if w in WORDS["do_past"] else "present")
+    if not re.match(r"^[a-z][\w-]*$", w) or (w in WORDS["not_names"] and not is_strong_verb(w)):
         return Clause(text, subject)  # no verb where one should be ("he and …")
     if subject.kind in ("name", "possessed") and not _looks_like_verb(w, subject.plural):
         return Clause(text, subject)  # "Grumpy as ever": no verb, no clause

@@ -27,7 +27,7 @@ from memoir.llm import offline_clauses as grammar
 from memoir.llm import tables
 from memoir.llm._text import sentence as said_as_sentence
 from memoir.llm._text import swap_words
-from memoir.llm.offline_clauses import Clause, pattern, vocab
+from memoir.llm.offline_clauses import WORDS, Clause, pattern
 from memoir.llm.offline_facts import Fact, extract_facts, sentences, strip_lead
 from memoir.llm.tables import Examples
 from memoir.memory.requests import TurnMemoryRequest
@@ -228,7 +228,7 @@ def _subject_phrase(clause: Clause, ctx: Reading) -> str | None:
     elif subject.kind == "possessed":
         phrase = f"{subject.owner or ctx.owner}'s {subject.noun} {subject.name}".rstrip()
         noun = subject.noun.split()[-1]
-        kind = "pet" if noun in vocab()["pet_kinds"] else "person"
+        kind = "pet" if noun in WORDS["pet_kinds"] else "person"
         return ctx.remember(Entity(subject.name, phrase, kind, noun)) if subject.name else phrase
     elif subject.kind == "name":
         base = _named_phrase(clause, ctx)
@@ -241,7 +241,7 @@ def _named_phrase(clause: Clause, ctx: Reading) -> str | None:
     """A name as a subject: a known person or pet; "Mum" is the speaker's; an unknown name
     before a word that may be a plural noun ("Sea otters …") is no subject."""
     name = clause.subject.name
-    if name.lower() in vocab()["family_names"]:
+    if name.lower() in WORDS["family_names"]:
         return f"{ctx.owner}'s {name.lower()}"
     first = clause.verb_phrase.split()[0] if clause.verb_phrase else ""
     known = ctx.entities.get(name.lower())
@@ -286,10 +286,10 @@ def _object(clause: Clause, ctx: Reading, window: TimeFilter | None) -> str:
     if window is not None:
         text = re.sub(_BEFORE_TIME + re.escape(window.phrase), "", text, count=1, flags=re.I)
     words = re.sub(r"\s+", " ", text).strip(" ,;:-").split()[:20]
-    while words and words[-1].lower().strip(",") in vocab()["dangling"]:
+    while words and words[-1].lower().strip(",") in WORDS["dangling"]:
         words.pop()
     whose = "about_subject" if clause.subject.kind in ("speaker", "group") else "about_owner"
-    mine = {word: said.format(owner=ctx.owner) for word, said in vocab()[whose].items()}
+    mine = {word: said.format(owner=ctx.owner) for word, said in WORDS[whose].items()}
     return swap_words(" ".join(words).strip(" ,"), mine)  # my → their / Maya's
 
 
@@ -313,7 +313,7 @@ def _event(clause: Clause, subject: str, ctx: Reading) -> MemoryCandidate | None
     window = _event_window(clause, ctx)
     rest = _object(clause, ctx, window)
     first = rest.split()[0].lower() if rest else ""
-    if first in vocab()["pronoun_objects"] or not (rest or clause.lemma in vocab()["whole_events"]):
+    if first in WORDS["pronoun_objects"] or not (rest or clause.lemma in WORDS["whole_events"]):
         return None
     core = f"{subject} {_verb(clause, event=True)}" + (f" {rest}" if rest else "")
     said = {"category": "event", "kind": "event", "importance": 0.6, "subject": subject}
@@ -330,7 +330,7 @@ def _attribute(clause: Clause, subject: str, ctx: Reading) -> MemoryCandidate | 
         return None
     rest = _object(clause, ctx, None)
     words = [w.lower().strip(",.!") for w in rest.split()]
-    if not words or words[0] in vocab()["pronoun_objects"] or {"you", "your"} & set(words):
+    if not words or words[0] in WORDS["pronoun_objects"] or {"you", "your"} & set(words):
         return None
     if clause.copula and not _DETERMINED.search(rest):
         return None

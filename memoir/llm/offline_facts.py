@@ -14,7 +14,7 @@ from typing import Any
 
 from memoir.llm import tables
 from memoir.llm._text import swap_words
-from memoir.llm.offline_clauses import entries, lines, vocab
+from memoir.llm.offline_clauses import WORDS, entries, lines
 
 I = re.I  # noqa: E741
 Entities = tuple[dict[str, tuple[str, str]], str | None]  # name → (pet | person, noun); the last
@@ -22,6 +22,7 @@ _REF = re.compile(r"\{(@?)([a-z_]+)(?:=([a-z_|]+))?\}")
 _FIELD = re.compile(r"\{(\w+)(?:\|(\w+))?(?::(\w+))?\}")
 _CUT = re.compile(r",|;|\s+(?:and|but|so|because|since|while|although|though|which|who)\s+", I)
 _PRONOUNS = {"", "it", "that", "this", "them", "you", "yours"}
+FACTS: dict[str, Any] = tables.table("memory_facts")  # memory_facts.yaml, read once
 
 
 @dataclass
@@ -54,20 +55,15 @@ class Rule:
     values: dict[str, str]  # what was said → its canonical value
 
 
-def table() -> dict[str, Any]:
-    """memory_facts.yaml, read once."""
-    return tables.table("memory_facts")
-
-
 def _expand(pattern: str, slots: dict[str, str]) -> str:
     """`{@fragment}`, `{slot}`, `{slot=list}` and `{list}` written out as regular expressions."""
 
     def one(m: re.Match[str]) -> str:
         fragment, name, source = m.groups()
         if fragment:
-            return _expand(table()["fragments"][name].replace(" ", r"\s+"), slots)
+            return _expand(FACTS["fragments"][name].replace(" ", r"\s+"), slots)
         words = [
-            slots.get(s) or "|".join(map(re.escape, sorted(vocab()[s], key=len)[::-1]))
+            slots.get(s) or "|".join(map(re.escape, sorted(WORDS[s], key=len)[::-1]))
             for s in (source or name).split("|")
         ]
         body = _expand("|".join(words), slots)
@@ -85,8 +81,8 @@ def _compile(block: str, slots: dict[str, str]) -> tuple[re.Pattern[str], ...]:
 def rules() -> tuple[Rule, ...]:
     """The rules of the table, in order, compiled."""
     out = []
-    for spec in table()["facts"]:
-        slots = {**table()["slots"], **spec.get("slots", {})}
+    for spec in FACTS["facts"]:
+        slots = {**FACTS["slots"], **spec.get("slots", {})}
         values = {s: c for c, said in spec.get("values", {}).items() for s in entries(said)}
         patterns, needs = _compile(spec["when"], slots), _compile(spec.get("needs", ""), slots)
         out.append(Rule(spec["rule"], spec, patterns, needs, values))
@@ -108,7 +104,7 @@ def _title(word: str) -> str:
 
 def _name(raw: str, caps: bool) -> str | None:
     """A person's or pet's name from the words after "named" / "my dog": one or two words."""
-    words, stops = raw.strip().rstrip(".,!?;:").split(), vocab()["name_stops"]
+    words, stops = raw.strip().rstrip(".,!?;:").split(), WORDS["name_stops"]
     if not words or words[0].lower().strip("'") in stops or not words[0][0].isalpha():
         return None
     name = _title(re.sub(r"'s$", "", words[0].strip(",.'\"")))
@@ -123,12 +119,12 @@ def _looks_named(sentence: str, m: re.Match[str]) -> bool:
     after = sentence[m.end("lname") :].lstrip()
     follower = after.split()[0].lower().strip(",.!?;:") if after else ""
     ends = not after or after[:1] in ",.!?;:"
-    return m.group("lname")[:1].isupper() or ends or follower in vocab()["name_followers"]
+    return m.group("lname")[:1].isupper() or ends or follower in WORDS["name_followers"]
 
 
 def _place(raw: str) -> str | None:
     """A place from the words after "live in" / "from": up to three, capitalized, no "the"."""
-    stops = vocab()["name_stops"] - {"new", "old"} | vocab()["place_stops"]
+    stops = WORDS["name_stops"] - {"new", "old"} | WORDS["place_stops"]
     words = list(takewhile(lambda w: w.lower().strip(",.") not in stops, _clause(raw).split()))
     words = words[1:] if len(words) > 1 and words[0].lower() == "the" else words
     return " ".join(w if w.isupper() else _title(w) for w in words[:3]) or None
@@ -143,7 +139,7 @@ def _who(raw: str, rule: Rule, context: Entities) -> dict[str, str] | None:
     entities, last = context
     pronoun = raw.lower() in ("she", "he", "it")
     name = last if pronoun else raw
-    if not name or (not pronoun and raw.lower() in vocab()["not_names"]):
+    if not name or (not pronoun and raw.lower() in WORDS["not_names"]):
         return None
     kind_of, kind = entities.get(name.lower(), ("pet", "pet"))
     return {"name": name, "kind": kind} if kind_of == rule.spec["who"] else None
@@ -168,7 +164,7 @@ def _slots(rule: Rule, m: re.Match[str], sentence: str, context: Entities) -> di
         elif group == "place":
             value = _place(raw)
         elif group == "what":
-            value = swap_words(_clause(raw), vocab()["first_to_third"])  # my → their
+            value = swap_words(_clause(raw), WORDS["first_to_third"])  # my → their
             value = value[:1].lower() + value[1:] if m.start(group) == 0 else value
             value = None if value.lower() in _PRONOUNS else value
         elif group == "job":
@@ -203,7 +199,7 @@ def _field(m: re.Match[str], attrs: dict[str, str]) -> str | None:
     if how == "words":
         return " ".join(sorted(content_words(value)))
     if how == "canon":
-        return str(vocab()["canonical_relations"].get(value.lower(), value.lower()))
+        return str(WORDS["canonical_relations"].get(value.lower(), value.lower()))
     return _article(value)
 
 
@@ -257,12 +253,12 @@ def extract_facts(
 def content_words(text: str) -> set[str]:
     """The lower-cased words of `text` that carry meaning (for 'says the same thing' checks)."""
     words = re.findall(r"[a-z0-9']+", text.lower())
-    return {w.rstrip("s") if len(w) > 3 else w for w in words if w not in vocab()["stopwords"]}
+    return {w.rstrip("s") if len(w) > 3 else w for w in words if w not in WORDS["stopwords"]}
 
 
 def strip_lead(sentence: str) -> str:
     """A sentence without its lead-in ("btw", "please remember that", "update:")."""
-    return re.sub(table()["lead_in"].strip(), "", sentence, flags=I)
+    return re.sub(FACTS["lead_in"].strip(), "", sentence, flags=I)
 
 
 def sentences(text: str) -> list[str]:
@@ -273,7 +269,7 @@ def sentences(text: str) -> list[str]:
 def read_summary(summary: str, key: str | None = None) -> Fact | None:
     """The fact a third-person summary states (the one with `key` when several), else None."""
     text = summary.strip()
-    for line in lines(table()["first_person"]):
+    for line in lines(FACTS["first_person"]):
         pattern, _, repl = line.partition("=>")
         text = re.sub(pattern.strip(), repl.strip(), text, count=1)
     facts = extract_facts(text) if text else []

@@ -13,9 +13,9 @@ from typing import Any
 from memoir.embeddings import Embedder
 from memoir.llm import tables
 from memoir.llm._text import second_person
-from memoir.llm.offline_clauses import gerund, parse_clause, vocab
+from memoir.llm.offline_clauses import WORDS, gerund, parse_clause
 from memoir.llm.offline_extract import Reading, read_message
-from memoir.llm.offline_facts import Fact, content_words, read_summary, render, rules, table
+from memoir.llm.offline_facts import FACTS, Fact, content_words, read_summary, render, rules
 from memoir.llm.prompts import one_line
 from memoir.memory.requests import (
     ComposeRequest,
@@ -190,13 +190,13 @@ def profile_update_offline(request: ProfileRequest, embedder: Embedder) -> Profi
     why = "The memory implies no profile field."
     if fact is not None:
         key, category = fact.key or memory.key or "", memory.category or fact.category
-        for entry in table()["profile"]:
+        for entry in FACTS["profile"]:
             value = fact.attrs.get(entry["slot"])
             if key in entry["keys"] and value:
-                values = vocab()[entry["codes"]] if "codes" in entry else entry.get("values", {})
+                values = WORDS[entry["codes"]] if "codes" in entry else entry.get("values", {})
                 proposed[entry["field"]], why = values.get(value.lower(), value), entry["why"]
                 break
-        field = table()["profile_lists"].get(category)
+        field = FACTS["profile_lists"].get(category)
         if not proposed and field and fact.attrs.get("what"):
             items = list(current.get(field) or [])
             if all(i.lower() != fact.attrs["what"].lower() for i in items):
