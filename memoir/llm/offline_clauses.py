@@ -242,12 +242,9 @@ def _subject(words: list[str]) -> tuple[Subject, int]:
     first = words[0].lower() if words else ""
     if not first or (_is_past(first) and is_event_verb(first) and first not in WORDS["not_names"]):
         return Subject("none"), 0  # nothing, or "Lost my job …": a verb, the subject left out
-    if first in ("i", "im", "ive"):
-        return Subject("speaker", "I"), 1
-    if first == "we":
-        return Subject("group", "we", plural=True), 1
-    if first in ("you", "u", "ya", "y'all", "your"):
-        return Subject("listener", words[0]), 1
+    for kind, text in (("speaker", "I"), ("group", "we"), ("listener", words[0])):
+        if first in WORDS[kind]:  # "I'm" is two words here: "I", "'m"
+            return Subject(kind, text, plural=kind == "group"), 1
     if first in WORDS["possessives"]:
         return _possessed(words)
     if first in WORDS["pronouns"]:

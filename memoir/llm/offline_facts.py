@@ -21,7 +21,6 @@ Entities = tuple[dict[str, tuple[str, str]], str | None]  # name → (pet | pers
 _REF = re.compile(r"\{(@?)([a-z_]+)(?:=([a-z_|]+))?\}")
 _FIELD = re.compile(r"\{(\w+)(?:\|(\w+))?(?::(\w+))?\}")
 _CUT = re.compile(r",|;|\s+(?:and|but|so|because|since|while|although|though|which|who)\s+", I)
-_PRONOUNS = {"", "it", "that", "this", "them", "you", "yours"}
 FACTS: dict[str, Any] = tables.table("memory_facts")  # memory_facts.yaml, read once
 
 
@@ -166,7 +165,7 @@ def _slots(rule: Rule, m: re.Match[str], sentence: str, context: Entities) -> di
         elif group == "what":
             value = swap_words(_clause(raw), WORDS["first_to_third"])  # my → their
             value = value[:1].lower() + value[1:] if m.start(group) == 0 else value
-            value = None if value.lower() in _PRONOUNS else value
+            value = None if value.lower() in WORDS["pronoun_objects"] else value
         elif group == "job":
             job = re.split(r"\s+(?:at|for|in)\s+", _clause(raw), maxsplit=1, flags=I)[0]
             value = job if re.match(r"^(?:an?|the)\s", job, I) else f"{_article(job)} {job}"
