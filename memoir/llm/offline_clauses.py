@@ -331,14 +331,13 @@ def _predicate(text: str, subject: Subject, words: list[str], i: int) -> Clause:
         phrase, rest = _join([*aux, *words[i : end + 1]]), _join(words[end + 1 :])
         return Clause(text, subject, phrase, lemma, tense, negated, copula, rest)
 
-    going = after == "going" and j + 1 < len(words) and words[j + 1].lower() == "to"
     if w in WORDS["future"] or (w == "going" and words[i + 1 : i + 2] == ["to"]):
         return Clause(text, subject, words[i], "", "future", negated, rest=_join(words[i:]))
     if w in WORDS["modals"]:
         return Clause(text, subject, words[i], "", "modal", negated, rest=_join(words[i + 1 :]))
     if w in _BE:
         past = w in WORDS["be_past"]
-        if going:
+        if after == "going" and j + 1 < len(words) and words[j + 1].lower() == "to":
             return clause(j + 1, "", "future")
         if after.endswith("ing") and len(after) > 4:
             return clause(j, _lemma(after), "past" if past else "progressive")
