@@ -1,6 +1,5 @@
-"""The offline extractor's reading of one message into memories (facts and events) and notes on
-what it set aside, most important first:
-
+"""The offline extractor's reading of one message (and of the earlier turns, for the people and
+pets they name) into memories, most important first, with notes on what it set aside:
 1. a question or a one-off request is set aside whole; a standing instruction ("from now on …",
    "never …") keeps its preference facts (patterns of memory_words.yaml);
 2. each clause (`offline_clauses`) gives its keyed facts (`offline_facts`), then what its grammar
@@ -28,7 +27,7 @@ from memoir.llm import tables
 from memoir.llm._text import sentence as said_as_sentence
 from memoir.llm._text import swap_words
 from memoir.llm.offline_clauses import WORDS, Clause, pattern
-from memoir.llm.offline_facts import Fact, extract_facts, sentences, strip_lead
+from memoir.llm.offline_facts import FACTS, Fact, extract_facts, sentences
 from memoir.llm.tables import Examples
 from memoir.memory.requests import TurnMemoryRequest
 from memoir.memory.schemas import MemoryCandidate
@@ -37,7 +36,6 @@ from memoir.memory.timephrases import TimeFilter, span_phrase, time_filter
 from memoir.timeparse import find_time_phrases
 
 MAX_MEMORIES = 6  # per message
-USER = "User"
 _QUESTION, _REQUEST, _STANDING = pattern("question"), pattern("request"), pattern("standing")
 _COMING, _END, _INFINITIVE = pattern("coming"), pattern("object_end"), pattern("infinitive")
 _ABOUT, _DETERMINED = pattern("about_assistant"), pattern("determined")
@@ -81,7 +79,7 @@ class Reading:
     @property
     def owner(self) -> str:
         """Whose "my" it is: the named speaker, else the user."""
-        return self.speaker or USER
+        return self.speaker or "User"
 
     def remember(self, entity: Entity) -> str:
         """`entity` known by its name, and as the last one named ("she")."""
@@ -120,7 +118,7 @@ def _ranked(found: list[MemoryCandidate]) -> list[MemoryCandidate]:
 
 def _read_sentence(raw: str, ctx: Reading) -> None:
     """A question or request is set aside, a standing instruction keeps its preferences."""
-    sentence = strip_lead(raw).strip()
+    sentence = re.sub(FACTS["lead_in"].strip(), "", raw, flags=re.I).strip()  # lead-in out: "btw"
     quoted = f"“{raw if len(raw) <= 80 else raw[:79] + '…'}”"
     standing = _STANDING.search(sentence) is not None and ctx.speaker is None
     if not standing and (sentence.endswith("?") or _QUESTION.match(sentence)):

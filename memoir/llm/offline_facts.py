@@ -255,11 +255,6 @@ def content_words(text: str) -> set[str]:
     return {w.rstrip("s") if len(w) > 3 else w for w in words if w not in WORDS["stopwords"]}
 
 
-def strip_lead(sentence: str) -> str:
-    """A sentence without its lead-in ("btw", "please remember that", "update:")."""
-    return re.sub(FACTS["lead_in"].strip(), "", sentence, flags=I)
-
-
 def sentences(text: str) -> list[str]:
     """The sentences of a message (cut after . ! ? ; and at line breaks)."""
     return [p.strip() for p in re.split(r"(?<=[.!?;])\s+|\n+", text.strip()) if p.strip()]
