@@ -29,6 +29,7 @@ from memoir.models import (
     HitlKind,
     HitlRequest,
     HumanResponse,
+    names,
 )
 from memoir.models import search_attributes as sa
 from memoir.stores import Stores
@@ -43,7 +44,6 @@ VERSION_0_DIR = HISTORY_DIR / "v0"
 Scenario = Callable[[Harness], Awaitable[str]]
 EXPIRY_TTL_SECONDS = 2
 INDEX = "index.json"  # file name → workflow id
-LOCAL_ACTIVITY_MARKER = "core_local_activity"
 
 
 def _email(subject: str, body: str) -> EmailMessage:
@@ -278,7 +278,7 @@ def activities_run(history: WorkflowHistory) -> list[str]:
             found.append(event.activity_task_scheduled_event_attributes.activity_type.name)
         elif event.HasField("marker_recorded_event_attributes"):
             marker = event.marker_recorded_event_attributes
-            if marker.marker_name == LOCAL_ACTIVITY_MARKER:
+            if marker.marker_name == names.LOCAL_ACTIVITY_MARKER:
                 found.append(json.loads(marker.details["data"].payloads[0].data)["activity_type"])
     return found
 

@@ -13,6 +13,7 @@ from temporalio.api.history.v1 import HistoryEvent
 from temporalio.client import Client
 
 from memoir.db import Pool
+from memoir.models import names
 
 _ACCEPTED = EventType.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED
 _CHILD_INITIATED = EventType.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED
@@ -156,7 +157,7 @@ class HistoryCost:
             cost.events += 1
             cost.bytes += event.ByteSize()
             cost.activities += event.event_type == _ACTIVITY_SCHEDULED
-            cost.local_activities += event.event_type == _MARKER
+            cost.local_activities += is_local_activity(event)
             cost.workflow_tasks += event.event_type == _WORKFLOW_TASK_COMPLETED
         return cost
 
@@ -208,6 +209,14 @@ def event_seconds(event: HistoryEvent) -> float:
     return float(event.event_time.ToMicroseconds()) / 1e6
 
 
+def is_local_activity(event: HistoryEvent) -> bool:
+    """A local activity's marker (a patch's marker is not one)."""
+    return (
+        event.event_type == _MARKER
+        and event.marker_recorded_event_attributes.marker_name == names.LOCAL_ACTIVITY_MARKER
+    )
+
+
 def answer_and_resume(
     events: Sequence[HistoryEvent], signal_name: str
 ) -> tuple[HistoryEvent, HistoryEvent] | None:
@@ -225,7 +234,7 @@ def answer_and_resume(
                 task_started = later
             elif later.event_type == _ACTIVITY_STARTED:
                 return event, later
-            elif later.event_type == _MARKER and task_started is not None:
+            elif is_local_activity(later) and task_started is not None:
                 return event, task_started
         return None
     return None

@@ -39,6 +39,8 @@ REMEMBER_STAGES: Final = "remember_and_episodic_capture"
 # Plan, and for a plan that is an answer alone (no step, no question) its reply: one activity.
 PLAN_AND_ANSWER: Final = "plan_and_answer"
 DELIVER_REMINDER: Final = "deliver_reminder"
+# The marker the SDK records for a local activity's result (patches record markers too).
+LOCAL_ACTIVITY_MARKER: Final = "core_local_activity"
 
 # Search attributes (registered on the dev server at start)
 SA_USER_ID: Final = "MemoirUserId"
