@@ -51,6 +51,11 @@ class DuplicateMemoryKeyError(ValueError):
     """Another memory of this user already has this deterministic key."""
 
 
+class MemoryReplacedError(RuntimeError):
+    """The memory to replace was replaced (or deleted) by another change meanwhile: merge again
+    with what is there now (a retry does)."""
+
+
 @runtime_checkable
 class MetadataUpdatable(Protocol):
     """A vector store that can change a vector's metadata without its values."""
@@ -203,7 +208,9 @@ class MemoryStore:
         """Put `new` (with its vector) in place of `old` in one step: a merge that recreates.
 
         Nothing changes when it fails; `new` may take `old`'s key. A retry returns the stored
-        `new`. Raises `DuplicateMemoryKeyError` when another memory of the user has new's key.
+        `new`. Raises `DuplicateMemoryKeyError` when another memory of the user has new's key,
+        and `MemoryReplacedError` when `old` is gone and `new` is not stored: two turns merging
+        into one memory at once would otherwise each keep a copy of it.
         """
         if old.user_id != new.user_id:
             raise ValueError("a memory can only replace a memory of the same user")
@@ -218,10 +225,12 @@ class MemoryStore:
             ):
                 if in_db is not None:
                     await in_db.delete_in(conn, old.user_id, [old.memory_id])
-                await conn.execute(
+                deleted = await conn.execute(
                     "DELETE FROM memories WHERE user_id = %s AND memory_id = %s",
                     (old.user_id, old.memory_id),
                 )
+                if deleted.rowcount == 0 and not await self._stored(conn, new):
+                    raise MemoryReplacedError(f"memory {old.memory_id} was replaced meanwhile")
                 stored = await self._insert_or_existing(conn, new)
                 await self._stage_vector(conn, stored, vector)
         except errors.UniqueViolation as exc:
@@ -230,6 +239,13 @@ class MemoryStore:
         if in_db is None:
             await self._forget_vectors(old.user_id, [old.memory_id])
         return stored
+
+    async def _stored(self, conn: Connection, memory: Memory) -> bool:
+        cur = await conn.execute(
+            "SELECT 1 FROM memories WHERE user_id = %s AND memory_id = %s",
+            (memory.user_id, memory.memory_id),
+        )
+        return await cur.fetchone() is not None
 
     async def _insert_or_existing(self, conn: Connection, memory: Memory) -> Memory:
         """Insert the row; on a retry (the id exists) the stored row, locked for this change."""

@@ -13,7 +13,7 @@ from memoir.db import Pool
 from memoir.memory.models import Memory, MemoryKind
 from memoir.models import UserProfile
 from memoir.stores import DuplicateMemoryKeyError, MemoryStore, Stores, UnknownUserError
-from memoir.stores.memories import new_memory, new_memory_id
+from memoir.stores.memories import MemoryReplacedError, new_memory, new_memory_id
 from memoir.vectors.pgvector import PgVectorStore
 from memoir.vectors.pinecone import PineconeVectorStore
 from tests.vectors.pinecone_standin import StandIn, serve_standin
@@ -242,6 +242,29 @@ async def test_replace_retried_returns_the_stored_new_memory(
     first = await memories.replace(old, new, toward(90))
     assert await memories.replace(old, new, toward(90)) == first
     assert await memories.list(user.user_id) == [first]
+
+
+async def test_replacing_a_memory_another_change_replaced_is_refused(
+    memories: MemoryStore, user: UserProfile
+) -> None:
+    old = await memories.add(_memory(user), AXIS0)
+    first = await memories.replace(old, _memory(user, "My dog Luna is 4"), toward(90))
+    with pytest.raises(MemoryReplacedError):
+        await memories.replace(old, _memory(user, "My dog Luna is 5"), toward(60))
+    assert await memories.list(user.user_id) == [first]
+
+
+async def test_two_merges_into_one_memory_at_once_keep_one_memory(
+    memories: MemoryStore, user: UserProfile
+) -> None:
+    """Keyless memories too: the later transaction finds the old memory gone and is refused."""
+    old = await memories.add(_memory(user), AXIS0)
+    merges = [
+        memories.replace(old, _memory(user, f"My dog Luna is {n}"), toward(90)) for n in (4, 5)
+    ]
+    outcomes = await asyncio.gather(*merges, return_exceptions=True)
+    assert sorted(type(o).__name__ for o in outcomes) == ["Memory", "MemoryReplacedError"]
+    assert len(await memories.list(user.user_id)) == 1
 
 
 async def test_by_key_finds_the_memory_of_this_user_only(
