@@ -275,6 +275,8 @@ async def bed(
         if bed is not None:
             bed.stop_workers()
             bed.temporal.stop()
+            if bed.postgres is not chaos_postgres:  # started again after an outage test
+                await asyncio.to_thread(bed.postgres.stop)
         else:
             temporal.stop()
         sink.stop()
