@@ -4,14 +4,17 @@
 from temporalio import activity
 
 from activities.deps import Deps
-from memoir.models import Plan, PlannedTurn, PlanRequest, ReplyRequest, names
+from memoir.models import (
+    RESPONSE_AGENT_PREFERENCES,
+    Plan,
+    PlannedTurn,
+    PlanRequest,
+    ReplyRequest,
+    names,
+)
 from memoir.planner import make_plan
 from memoir.responder import write_reply
 from workflows.hitl import plan_question
-
-# The preference texts the planner and the reply writer follow (seed 000: the response agent
-# reads them in every prompt).
-PLANNER_PREFERENCES = ("response_preferences", "cal_preferences")
 
 
 def answers_alone(plan: Plan) -> bool:
@@ -41,9 +44,8 @@ class PlanActivities:
         return PlannedTurn(plan=plan, reply=reply)
 
     async def _preferences(self, request: PlanRequest) -> dict[str, str]:
-        store = self._deps.stores.preferences
         user_id = request.turn.context.user.user_id
-        return {ns: await store.get_memory(user_id, ns) for ns in PLANNER_PREFERENCES}
+        return await self._deps.stores.preferences.get_memories(user_id, RESPONSE_AGENT_PREFERENCES)
 
     async def _plan(self, request: PlanRequest, preferences: dict[str, str]) -> Plan:
         capabilities = request.turn.context.user.capabilities

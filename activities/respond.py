@@ -3,11 +3,8 @@
 from temporalio import activity
 
 from activities.deps import Deps
-from memoir.models import ReplyRequest, names
+from memoir.models import RESPONSE_AGENT_PREFERENCES, ReplyRequest, names
 from memoir.responder import write_reply
-
-# Seed 000: the response agent reads these in every prompt; so does the reply writer.
-WRITER_PREFERENCES = ("response_preferences", "cal_preferences")
 
 
 class RespondActivities:
@@ -23,10 +20,11 @@ class RespondActivities:
     async def _preferences(self, request: ReplyRequest) -> dict[str, str]:
         """The user's response and calendar preferences; none when the store cannot be read
         (they only set the tone: the reply is still written, and the failure is logged)."""
-        store = self._deps.stores.preferences
         user_id = request.turn.context.user.user_id
         try:
-            return {ns: await store.get_memory(user_id, ns) for ns in WRITER_PREFERENCES}
+            return await self._deps.stores.preferences.get_memories(
+                user_id, RESPONSE_AGENT_PREFERENCES
+            )
         except Exception as error:  # a reply without its tone beats no reply
             activity.logger.warning("reply without preferences: %r", error)
             return {}

@@ -25,6 +25,7 @@ from memoir.models.messages import (
 from memoir.models.plan import Classification, Plan, PlanStep, TriageDecision, UserPreferences
 from memoir.models.turn import (
     PREFERENCE_NAMESPACES,
+    RESPONSE_AGENT_PREFERENCES,
     TURN_VERSION,
     Candidate,
     ExecuteRequest,
@@ -55,6 +56,7 @@ from memoir.models.turn import (
 
 __all__ = [
     "PREFERENCE_NAMESPACES",
+    "RESPONSE_AGENT_PREFERENCES",
     "TURN_VERSION",
     "ActionRequest",
     "AnswerSource",

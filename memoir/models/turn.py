@@ -12,6 +12,11 @@ from memoir.models.plan import Classification, Plan, PlanStep
 
 PREFERENCE_NAMESPACES = ("triage_preferences", "response_preferences", "cal_preferences")
 PreferenceNamespace = Literal["triage_preferences", "response_preferences", "cal_preferences"]
+# Seed 000: the response agent reads these in every prompt (the planner and the reply writer).
+RESPONSE_AGENT_PREFERENCES: tuple[PreferenceNamespace, ...] = (
+    "response_preferences",
+    "cal_preferences",
+)
 
 
 TURN_VERSION = 1  # the version of the turns a thread starts (see `TurnInput.version`)

@@ -7,6 +7,7 @@ Every change is a new version carrying the decision that caused it (`notify.igno
 from __future__ import annotations
 
 import difflib
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
@@ -141,6 +142,10 @@ class PreferenceStore:
     async def get_memory(self, user_id: str, namespace: str) -> str:
         """The current profile text (seed 000 `get_memory`: the default is stored on first read)."""
         return (await self.current(user_id, namespace)).content
+
+    async def get_memories(self, user_id: str, namespaces: Sequence[str]) -> dict[str, str]:
+        """`get_memory` of each namespace, by namespace."""
+        return {ns: await self.get_memory(user_id, ns) for ns in namespaces}
 
     async def put(
         self,

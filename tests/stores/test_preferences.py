@@ -44,6 +44,17 @@ async def test_put_adds_a_version_that_becomes_current(stores: Stores, user: Use
     assert await stores.preferences.get_memory(user.user_id, NS) == "Ignore build emails."
 
 
+async def test_get_memories_reads_each_namespace_current_profile(
+    stores: Stores, user: UserProfile
+) -> None:
+    prefs = stores.preferences
+    await prefs.put(user.user_id, "response_preferences", "Sign off: Cheers", decision="edit")
+    assert await prefs.get_memories(user.user_id, ["response_preferences", "cal_preferences"]) == {
+        "response_preferences": "Sign off: Cheers",
+        "cal_preferences": DEFAULT_PREFERENCES["cal_preferences"],
+    }
+
+
 async def test_retried_put_returns_the_first_version(stores: Stores, user: UserProfile) -> None:
     uid = user.user_id
     first = await stores.preferences.put(uid, NS, "A", decision="notify.respond", turn_id="t-9")
