@@ -1025,7 +1025,7 @@ def replay(
     if regenerate:
         written = _run(record_histories(HISTORY_DIR, say=console.print))
         console.print(f"recorded {len(written)} histories in {HISTORY_DIR}")
-    replayed = _run(replay_histories(HISTORY_DIR))
+    replayed = _run(replay_histories())
     console.print(f"[green]replayed {len(replayed)} histories without nondeterminism[/]")
 
 

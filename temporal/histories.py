@@ -297,12 +297,12 @@ def committed_histories() -> list[WorkflowHistory]:
     return load_histories(HISTORY_DIR) + load_histories(VERSION_0_DIR)
 
 
-async def replay_histories(directory: Path) -> list[str]:
-    """Replay every history of `directory` (and, for HISTORY_DIR, of version-0 turns); raises
-    on the first nondeterminism."""
-    if not (directory / INDEX).exists():
-        raise FileNotFoundError(f"no histories in {directory}: run `memoir replay --regenerate`")
-    histories = committed_histories() if directory == HISTORY_DIR else load_histories(directory)
+async def replay_histories() -> list[str]:
+    """Replay every committed history (`committed_histories`); raises on the first
+    nondeterminism."""
+    if not (HISTORY_DIR / INDEX).exists():
+        raise FileNotFoundError(f"no histories in {HISTORY_DIR}: run `memoir replay --regenerate`")
+    histories = committed_histories()
     replayer = Replayer(workflows=ALL_WORKFLOWS, data_converter=pydantic_data_converter)
     for history in histories:
         await replayer.replay_workflow(history)
