@@ -7,11 +7,11 @@ Everything runs from pip packages and stops with the process that started it: `S
 import asyncio
 import contextlib
 import logging
+import socket
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-import uvicorn
 from langchain_core.language_models import BaseChatModel
 from temporalio.client import Client
 from temporalio.worker import Worker
@@ -21,7 +21,8 @@ from memoir.db import Pool, migrate, open_pool
 from memoir.embedded_pg import EmbeddedPostgres, start_embedded_postgres
 from memoir.mail_sink import MailSink, mail_dir
 from memoir.models import UserProfile
-from memoir.ports import port_open
+from memoir.ports import listen, port_open
+from memoir.serving import serve_app
 from memoir.settings import Settings
 from memoir.stores import Stores, UserExistsError
 from temporal.client import connect, open_keyring
@@ -68,6 +69,9 @@ async def start_stack(
     A failure or a cancellation (Ctrl-C, SIGTERM) on the way stops the parts already started.
     """
     async with contextlib.AsyncExitStack() as started:
+        # The API's port is taken first: the Web UI is told where its codec server will be
+        # before the API starts, and nothing started meanwhile can take that port.
+        api_socket = None if app_factory is None else started.enter_context(_api_socket(settings))
         database_url = settings.database_url
         if database_url is None:
             say(f"starting embedded Postgres in {settings.data_dir / 'postgres'}")
@@ -91,7 +95,8 @@ async def start_stack(
         api_url = None
         if app_factory is not None:
             app = app_factory(settings=settings, client=client, stores=stores)
-            api_url = await _start_api(settings, app, started)
+            await started.enter_async_context(serve_app(app, sock=api_socket))
+            api_url = api_base_url(settings)
         return Stack(settings, database_url, pool, client, stores, ui, api_url, started.pop_all())
     raise AssertionError("unreachable")  # mypy: the exit stack may swallow exceptions
 
@@ -160,27 +165,9 @@ async def _stop_worker(worker: Worker, task: "asyncio.Task[None]") -> None:
     await asyncio.gather(task, return_exceptions=True)
 
 
-async def _start_api(settings: Settings, app: Any, started: contextlib.AsyncExitStack) -> str:
-    """The API (uvicorn) in a task; its base URL once it listens."""
-    config = uvicorn.Config(
-        app, host=settings.api_host, port=settings.api_port, log_level="warning"
-    )
-    server = uvicorn.Server(config)
-    task = asyncio.create_task(server.serve(), name="memoir-api")
-    started.push_async_callback(_stop_api, server, task)
-    for _ in range(200):
-        if server.started:
-            break
-        await asyncio.sleep(0.05)
-    return api_base_url(settings)
-
-
-async def _stop_api(server: uvicorn.Server, task: "asyncio.Task[None]") -> None:
-    server.should_exit = True
-    with contextlib.suppress(Exception):
-        await asyncio.wait_for(asyncio.shield(task), timeout=10)
-    task.cancel()
-    await asyncio.gather(task, return_exceptions=True)
+def _api_socket(settings: Settings) -> socket.socket:
+    """The API's listening socket; a clear error if its port is taken."""
+    return listen(settings.api_host, settings.api_port)
 
 
 async def _start_mail_sink(

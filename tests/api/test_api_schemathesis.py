@@ -16,7 +16,6 @@ from typing import Any
 import pytest
 import requests
 import schemathesis
-import uvicorn
 from fastapi import FastAPI
 from hypothesis import HealthCheck, Phase, given, settings
 from schemathesis import APIOperation, Case
@@ -30,7 +29,7 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from memoir.embeddings import get_embedder
-from memoir.ports import free_port
+from memoir.serving import serve_app
 from tests.api.support import ApiUser
 
 MAX_EXAMPLES = int(os.environ.get("MEMOIR_SCHEMATHESIS_EXAMPLES", "15"))
@@ -80,17 +79,8 @@ async def live_url(app: FastAPI) -> AsyncIterator[str]:
     """The app served by uvicorn on a free port, on this test's event loop; the embedding model
     loaded first (memory search embeds the query)."""
     await asyncio.to_thread(get_embedder(app.state.settings).embed, ["warm up"])
-    port = free_port()
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="off")
-    server = uvicorn.Server(config)
-    task = asyncio.create_task(server.serve())
-    while not server.started:
-        await asyncio.sleep(0.02)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        await task
+    async with serve_app(app, lifespan="off") as url:
+        yield url
 
 
 def _failures(operation: APIOperation, base_url: str, headers: dict[str, str]) -> list[str]:

@@ -14,6 +14,8 @@ import pytest
 from fastapi import FastAPI
 from playwright.async_api import BrowserContext, async_playwright
 
+from memoir.serving import serve_app
+
 # The API tests' real stack: the same fixtures, for this package too.
 from tests.api.conftest import (  # noqa: F401
     app,
@@ -26,7 +28,7 @@ from tests.api.conftest import (  # noqa: F401
     user,
 )
 from tests.browser.chromium import chromium_path, launch_chromium
-from tests.browser.support import InboxPage, served
+from tests.browser.support import InboxPage
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -58,7 +60,7 @@ async def browser(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Bro
 @pytest.fixture
 async def base_url(app: FastAPI) -> AsyncIterator[str]:  # noqa: F811 (the imported fixture)
     """The test's app over real HTTP."""
-    async with served(app) as url:
+    async with serve_app(app, lifespan="on") as url:
         yield url
 
 

@@ -3,40 +3,14 @@ sees it in chromium (open it with a token, find a request's card, take a screens
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
-import uvicorn
-from fastapi import FastAPI
 from playwright.async_api import Dialog, Locator, Page
 
 from temporal.harness import until
 from tests.api.support import ApiUser, inbox_of
-
-
-@asynccontextmanager
-async def served(app: FastAPI) -> AsyncIterator[str]:
-    """The app on a free local port, served by uvicorn on this event loop; its base URL."""
-    config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on")
-    server = uvicorn.Server(config)
-    task = asyncio.create_task(server.serve())
-
-    async def started() -> bool:
-        if task.done():
-            task.result()  # uvicorn gave up: say why
-        return server.started
-
-    await until(started, "uvicorn to serve the app")
-    port = server.servers[0].sockets[0].getsockname()[1]
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        await task
 
 
 @dataclass

@@ -25,7 +25,6 @@ from typing import Any
 
 import psutil
 import pytest
-import uvicorn
 from temporalio.client import Client
 from temporalio.testing import WorkflowEnvironment
 
@@ -37,6 +36,7 @@ from memoir.embedded_pg import EmbeddedPostgres, start_embedded_postgres
 from memoir.llm.scripted import ScriptedChatModel
 from memoir.mail_sink import MailSink, SinkHandler
 from memoir.ports import free_port
+from memoir.serving import serve_app
 from memoir.settings import Settings
 from memoir.stores import Stores
 from temporal.client import connect, open_keyring
@@ -287,17 +287,8 @@ async def bed(
 async def api_url(bed: Bed) -> AsyncIterator[str]:
     """The real API (uvicorn, HTTP) over the bed's stores and Temporal client."""
     app = create_app(bed.settings, client=bed.client, stores=bed.stores)
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    task = asyncio.create_task(server.serve())
-    while not server.started:
-        assert not task.done(), "the API did not start"
-        await asyncio.sleep(0.05)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        await task
+    async with serve_app(app) as url:
+        yield url
 
 
 @pytest.fixture

@@ -6,18 +6,14 @@ who logged in with their token the decoded payloads of their turn. Debian's chro
 
 from __future__ import annotations
 
-import asyncio
 import os
 import sys
 import uuid
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 from urllib.parse import quote
 
 import pytest
-import uvicorn
-from fastapi import FastAPI
 from playwright.async_api import async_playwright
 from temporalio.testing import WorkflowEnvironment
 
@@ -25,11 +21,12 @@ from api.app import create_app
 from memoir.crypto import Keyring
 from memoir.models import search_attributes as sa
 from memoir.ports import free_port
+from memoir.serving import serve_app
 from memoir.stores import Stores
 from temporal import scenarios as plans
 from temporal.codec import encrypted_data_converter
 from temporal.devserver import dev_server_tuning
-from temporal.harness import running_harness, until
+from temporal.harness import running_harness
 from tests.browser.chromium import chromium_path, launch_chromium
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -43,25 +40,6 @@ def output_dir() -> Path:
     folder = base / "security"
     folder.mkdir(parents=True, exist_ok=True)
     return folder
-
-
-@asynccontextmanager
-async def serve(app: FastAPI, port: int) -> AsyncIterator[None]:
-    """The app over HTTP on `port` until the generator closes."""
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    task = asyncio.create_task(server.serve())
-
-    async def started() -> bool:
-        if task.done():
-            task.result()
-        return server.started
-
-    await until(started, "uvicorn to serve the app")
-    try:
-        yield
-    finally:
-        server.should_exit = True
-        await task
 
 
 @pytest.fixture
@@ -106,7 +84,7 @@ async def test_the_web_ui_shows_a_logged_in_user_their_decoded_turn(
         settings = harness.settings.model_copy(update={"codec_cors_origins": ui_origin})
         app = create_app(settings, client=env.client, stores=stores)
         token = await stores.users.issue_token(harness.user.user_id)
-        async with serve(app, int(api_url.rsplit(":", 1)[1])):
+        async with serve_app(app, port=int(api_url.rsplit(":", 1)[1])):
             harness.llm.script("Plan", plans.remind(f"call mum {canary}"))
             routed = await harness.send(f"remind me to call mum {canary}")
             assert routed.turn_id is not None
