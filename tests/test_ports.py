@@ -7,7 +7,7 @@ import socket
 
 import pytest
 
-from memoir.ports import PortInUseError, free_port, listen
+from memoir.ports import EPHEMERAL_RANGE_FILE, PortInUseError, free_port, listen
 
 
 def test_free_port_never_hands_out_a_port_twice() -> None:
@@ -16,7 +16,7 @@ def test_free_port_never_hands_out_a_port_twice() -> None:
 
 
 def test_free_port_lies_below_the_ephemeral_range() -> None:
-    low = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
+    low = int(EPHEMERAL_RANGE_FILE.read_text().split()[0])
     assert all(port < low for port in (free_port() for _ in range(20)))
 
 
@@ -28,6 +28,8 @@ def test_listen_on_a_taken_port_names_the_port() -> None:
 
 
 def test_listen_returns_a_listening_socket() -> None:
-    with listen("127.0.0.1", 0) as server:
-        with socket.create_connection(server.getsockname()[:2], timeout=2):
-            pass
+    with (
+        listen("127.0.0.1", 0) as server,
+        socket.create_connection(server.getsockname()[:2], timeout=2),
+    ):
+        pass
