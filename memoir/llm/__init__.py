@@ -65,20 +65,14 @@ def get_chat_model(settings: Settings) -> BaseChatModel:
     raise LLMConfigError(f"unknown MEMOIR_LLM_PROVIDER {settings.llm_provider!r}")
 
 
-def _strict_compatible(schema: type[BaseModel]) -> bool:
-    """Whether OpenAI's strict structured outputs accept `schema` (no free-form objects)."""
-
-    def walk(node: Any) -> bool:
-        if isinstance(node, dict):
-            free_form = node.get("additionalProperties") not in (None, False)
-            if node.get("type") == "object" and free_form:
-                return False
-            return all(walk(v) for v in node.values())
-        if isinstance(node, list):
-            return all(walk(v) for v in node)
-        return True
-
-    return walk(schema.model_json_schema())
+def _free_form(node: Any) -> bool:
+    """Whether a JSON schema (node) has a free-form object, which OpenAI's strict mode refuses."""
+    if isinstance(node, list):
+        return any(_free_form(v) for v in node)
+    if not isinstance(node, dict):
+        return False
+    extra = node.get("additionalProperties") not in (None, False)
+    return (node.get("type") == "object" and extra) or any(_free_form(v) for v in node.values())
 
 
 def structured(llm: BaseChatModel, schema: type[T]) -> Runnable[LanguageModelInput, T]:
@@ -90,21 +84,18 @@ def structured(llm: BaseChatModel, schema: type[T]) -> Runnable[LanguageModelInp
     """
     from langchain_openai import ChatOpenAI
 
-    if isinstance(llm, ChatOpenAI):
-        if _strict_compatible(schema):
-            return cast(
-                Runnable[LanguageModelInput, T],
-                llm.with_structured_output(schema, method="json_schema"),
-            )
-        json_schema = {
-            "name": schema.__name__,
-            "description": (schema.__doc__ or schema.__name__).strip(),
-            "schema": schema.model_json_schema(),
-            "strict": False,
-        }
-        raw = llm.with_structured_output(json_schema, method="json_schema")
-        return cast(
-            Runnable[LanguageModelInput, T],
-            raw | RunnableLambda(schema.model_validate, name=f"validate_{schema.__name__}"),
-        )
-    return cast(Runnable[LanguageModelInput, T], llm.with_structured_output(schema))
+    if not isinstance(llm, ChatOpenAI):
+        return cast(Runnable[LanguageModelInput, T], llm.with_structured_output(schema))
+    json_schema = schema.model_json_schema()
+    if not _free_form(json_schema):
+        answer = llm.with_structured_output(schema, method="json_schema")
+        return cast(Runnable[LanguageModelInput, T], answer)
+    loose = {
+        "name": schema.__name__,
+        "description": (schema.__doc__ or schema.__name__).strip(),
+        "schema": json_schema,
+        "strict": False,
+    }
+    raw = llm.with_structured_output(loose, method="json_schema")
+    validate = RunnableLambda(schema.model_validate, name=f"validate_{schema.__name__}")
+    return cast(Runnable[LanguageModelInput, T], raw | validate)

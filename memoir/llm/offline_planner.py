@@ -11,21 +11,21 @@ or builder fills the args, calendar steps following the calendar preferences.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from datetime import datetime, timedelta
 from functools import cache
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from memoir.embeddings import Embedder
 from memoir.llm._text import email_address, first_name, normalize_subject, sentence, to_first_person
 from memoir.llm.offline_preferences import (
     WEEKDAYS,
+    clauses,
     minutes_in,
     read_calendar_rules,
     read_response_style,
 )
 from memoir.llm.tables import Examples, table
-from memoir.models import LatestAction, Plan, PlanStep
+from memoir.models import EmailMessage, LatestAction, Plan, PlanStep
 from memoir.models.plan import missing_capabilities
 from memoir.timeparse import find_time_phrases, parse_when, strip_when
 
@@ -192,9 +192,8 @@ class OfflinePlanner:
             return Plan(intent=match.intent, intent_type=kind, confidence=confidence, reasoning=why)
         if "plan" in spec:
             return self._templated(spec["plan"], text, match.groups)
-        build: Callable[[str, dict[str, str]], Plan | None]
         build = getattr(self, "_" + match.intent.replace(".", "_"))
-        return build(text, match.groups)
+        return cast(Plan | None, build(text, match.groups))
 
     def _unconnected(self, plan: Plan) -> list[str]:
         """The families the plan needs that are not connected (none when none are listed)."""
@@ -350,7 +349,7 @@ class OfflinePlanner:
         why = f"An email from {email.author} to answer; the drafts table reads a {kind['kind']}."
         calendar = "calendar" in {c.split(".")[0] for c in self.req.capabilities}
         scheduled = kind.get("schedule") and calendar and not self.revisions
-        if scheduled and (plan := self._schedule_from_email(text, why)):
+        if scheduled and (plan := self._schedule_from_email(email, text, why)):
             return plan
         content, deadline = [kind["content"]], drafts["deadline"]
         m = re.search(deadline["email"], email.body, I)
@@ -370,9 +369,7 @@ class OfflinePlanner:
         preferences, then feedback on the draft (style instructions restyle it, the rest is
         said in it)."""
         style, said, notes, drafts = self.style.model_copy(), [], [], _data("drafts")
-        split = drafts["feedback"]["clauses"]
-        clauses = [c.strip(" ,.") for r in self.revisions for c in re.split(split, r.strip())]
-        for clause in filter(None, clauses):
+        for clause in (c for revision in self.revisions for c in clauses(revision)):
             asked = read_response_style(clause)
             if asked.tone or asked.sign_off or asked.greeting:
                 update = asked.model_dump(exclude_unset=True, exclude={"other"})
@@ -465,9 +462,7 @@ class OfflinePlanner:
         window = {"start": start.isoformat(), "end": (day + timedelta(days=1)).isoformat()}
         return _step("calendar.availability", window, f"Check your calendar on {day:%a %d %b}")
 
-    def _schedule_from_email(self, text: str, why: str) -> Plan | None:
-        email = self.req.email
-        assert email is not None
+    def _schedule_from_email(self, email: EmailMessage, text: str, why: str) -> Plan | None:
         if (when := self._when(email.body) or self._when(email.subject)) is None:
             return None
         found = (m[1] for p in _data("drafts")["purpose"] if (m := re.search(p, text, I)))

@@ -117,15 +117,14 @@ READERS: dict[str, Callable[[str], Any]] = {
 }
 
 
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"“'])")
+_LIST_MARK = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
+
+
 def _sentences(text: str) -> list[str]:
     """Lines, cut at sentence ends; list markers and "When replying, prefer:" heads dropped."""
-    out = []
-    for line in text.splitlines():
-        for part in re.split(r"(?<=[.!?])\s+(?=[A-Z\"“'])", line.strip()):
-            part = re.sub(r"^\s*(?:[-*•]|\d+[.)])\s+", "", part).strip()
-            if part:
-                out.append(part)
-    return out
+    parts = (p for line in text.splitlines() for p in _SENTENCE_END.split(line.strip()))
+    return [p for p in (_LIST_MARK.sub("", p).strip() for p in parts) if p]
 
 
 def _read(text: str, rules: list[dict[str, str]]) -> tuple[dict[str, Any], list[str]]:
@@ -135,15 +134,11 @@ def _read(text: str, rules: list[dict[str, str]]) -> tuple[dict[str, Any], list[
     for sentence in _sentences(text):
         read_any = False
         for rule in rules:
-            if not re.search(rule["cue"], sentence, re.I):
+            cued = re.search(rule["cue"], sentence, re.I)
+            at = re.search(rule.get("at", ""), sentence, re.I)  # no `at`: the whole sentence
+            if not cued or not at or re.search(rule.get("unless", "(?!)"), sentence, re.I):
                 continue
-            if rule.get("unless") and re.search(rule["unless"], sentence, re.I):
-                continue
-            at = re.search(rule["at"], sentence, re.I) if rule.get("at") else None
-            if rule.get("at") and at is None:
-                continue
-            value = READERS[rule["read"]](sentence[at.end() :] if at else sentence)
-            if value is not None:
+            if (value := READERS[rule["read"]](sentence[at.end() :])) is not None:
                 values[rule["field"]] = value
                 read_any = True
         if not read_any:
@@ -220,9 +215,10 @@ def _judge(clause: str, namespace: str, embedder: Embedder) -> tuple[str, Any, s
 
 
 def _values(clause: str, kind: str, value: Any, namespace: str) -> dict[str, Any]:
-    """Kind → value of a general clause: the example's own value, else what the namespace's
-    reader finds in it, else its kind's fixed line (brief), else the clause in its own words."""
-    if value is not None:
+    """Kind → value of a clause: none for a draft's own, the example's own value, else what the
+    namespace's reader finds in it, else its kind's fixed line (brief), else the clause in its
+    own words."""
+    if value is not None or kind == "draft":
         return {kind: value}
     reader = read_response_style if namespace == "response_preferences" else read_calendar_rules
     read = reader(clause).model_dump(exclude={"other"})
@@ -230,11 +226,8 @@ def _values(clause: str, kind: str, value: Any, namespace: str) -> dict[str, Any
     if found.get("tone") == "brief":  # "keep it short" is said by its own line
         del found["tone"]
         found["brief"] = None
-    if found:
-        return found
-    if kind == "brief":
-        return {kind: None}
-    return {"other": clause[0].upper() + clause[1:] + "."}
+    fixed = "{value}" not in _table()["kinds"][kind]["line"]
+    return found or ({kind: None} if fixed else {"other": clause[0].upper() + clause[1:] + "."})
 
 
 def learn_from_feedback(feedback: str, namespace: str, embedder: Embedder) -> list[Learned]:
@@ -242,12 +235,8 @@ def learn_from_feedback(feedback: str, namespace: str, embedder: Embedder) -> li
     learned: list[Learned] = []
     for clause in clauses(feedback):
         kind, value, why = _judge(clause, namespace, embedder)
-        why = f'"{clause}": {why}'
-        if kind == "draft":
-            learned.append(Learned(kind, None, why))
-            continue
         for found, found_value in _values(clause, kind, value, namespace).items():
-            learned.append(Learned(found, found_value, why))
+            learned.append(Learned(found, found_value, f'"{clause}": {why}'))
     return learned
 
 

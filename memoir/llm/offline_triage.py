@@ -146,10 +146,10 @@ class Example(NamedTuple):
 @cache
 def examples() -> list[Example]:
     """Every labelled example email of the table."""
-    found = [(n, c, text) for n, c in table()["categories"].items() for text in c["examples"]]
     return [
         Example(n, Classification(c["action"]), c["rule"], text, bool(c.get("unsolicited")))
-        for n, c, text in found
+        for n, c in table()["categories"].items()
+        for text in c["examples"]
     ]
 
 

@@ -53,17 +53,14 @@ def _bullet(result: ResultLine, mark: bool) -> str:
 
 
 def _several(results: list[ResultLine]) -> str:
-    failed = sum(1 for r in results if not r.ok)
-    if not failed:
-        head, mark = _words()["all_done"], False
-    elif failed == len(results):
-        head, mark = _words()["none_worked"], False
-    else:
-        head = _words()["partly"].format(ok=len(results) - failed, total=len(results))
-        mark = True
-    return head + "\n" + "\n".join(_bullet(r, mark) for r in results)
+    """A head saying how many steps worked, then a bullet each (marked when only some did)."""
+    ok, total = sum(1 for r in results if r.ok), len(results)
+    head = "all_done" if ok == total else "partly" if ok else "none_worked"
+    lines = [_words()[head].format(ok=ok, total=total)]
+    return "\n".join(lines + [_bullet(r, head == "partly") for r in results])
 
 
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
 _WHEN_WHO = re.compile(r"^\[(?P<day>\d{4}-\d{2}-\d{2})(?:,\s*(?P<who>[^\]]+))?\]\s*")
 
 
@@ -132,23 +129,17 @@ def reply_to_messages(messages: list[BaseMessage]) -> str:
 
 
 def user_sentences(request: DraftRequest) -> list[str]:
-    """The statements of the user's own messages: requests, small talk and questions left out."""
+    """The statements of the user's own messages: one-word lines, questions, and what the
+    table's `skip` patterns match (requests to draft, small talk) left out."""
     skip = table("draft_sections")["skip"]
-    out: list[str] = []
-    for said in request.session:
-        if said.role != "user":
-            continue
-        for part in re.split(r"(?<=[.!?])\s+", said.text.strip()):
-            part = part.strip()
-            if (
-                len(part.split()) < 2
-                or part.endswith("?")
-                or re.search(skip["request"], part, re.I)
-                or re.match(skip["small_talk"], part, re.I)
-            ):
-                continue
-            out.append(part if part[-1] in ".!" else part + ".")
-    return out
+    said = (s.strip() for m in request.session if m.role == "user" for s in _SENTENCE.split(m.text))
+    return [
+        s if s[-1] in ".!" else s + "."
+        for s in said
+        if len(s.split()) >= 2
+        and not s.endswith("?")
+        and not any(re.search(p, s, re.I) for p in skip)
+    ]
 
 
 def _section_for(text: str, kind: DraftKind) -> str:
