@@ -30,31 +30,28 @@ from memoir.llm.offline import OfflineChatModel
 from memoir.llm.scripted import ScriptedChatModel
 from memoir.telemetry.genai import llm_span
 
-__all__ = ["ask", "offline_embedder", "write"]
+__all__ = ["ask", "write"]
 
 T = TypeVar("T", bound=BaseModel)
 R = TypeVar("R")
 
 
-def offline_embedder(llm: BaseChatModel) -> Embedder | None:
-    """The embedder of the offline implementation that answers for `llm`, or None for a model.
+def _offline_embedder(
+    llm: BaseChatModel, schema_name: str | None, prompt: Callable[[], list[BaseMessage]]
+) -> Embedder | None:
+    """The embedder of the offline implementation when it answers for `llm`, else None.
 
     The offline model answers itself; a scripted model answers offline once its script for a
-    schema has run out (`on_exhausted="fallback"`).
+    schema has run out (`on_exhausted="fallback"`), and records the prompt it stands for.
     """
     if isinstance(llm, OfflineChatModel):
         return llm.get_embedder()
-    if isinstance(llm, ScriptedChatModel):
-        return llm.fallback_model().get_embedder()
-    return None
-
-
-def _answers_offline(llm: BaseChatModel, schema_name: str | None) -> bool:
-    if isinstance(llm, OfflineChatModel):
-        return True
-    if isinstance(llm, ScriptedChatModel):
-        return llm.on_exhausted == "fallback" and llm.remaining(schema_name) == 0
-    return False
+    if not isinstance(llm, ScriptedChatModel) or llm.on_exhausted != "fallback":
+        return None
+    if llm.remaining(schema_name) != 0:
+        return None
+    llm.record(schema_name, prompt())
+    return llm.fallback_model().get_embedder()
 
 
 @llm_span("chat")
@@ -67,11 +64,8 @@ async def ask(
     offline: Callable[[R, Embedder], T],
 ) -> T:
     """`schema` for `request`: from the offline implementation, or from `llm` on its prompt."""
-    if _answers_offline(llm, schema.__name__):
-        if isinstance(llm, ScriptedChatModel):
-            llm.record(schema.__name__, render(request))
-        embedder = offline_embedder(llm)
-        assert embedder is not None
+    embedder = _offline_embedder(llm, schema.__name__, lambda: render(request))
+    if embedder is not None:
         # Rules and embeddings are CPU work: keep them off the event loop.
         return await asyncio.to_thread(offline, request, embedder)
     return await structured(llm, schema).ainvoke(render(request))
@@ -86,10 +80,7 @@ async def write(
     offline: Callable[[R, Embedder], str],
 ) -> str:
     """A plain-text answer (a reply) for `request`, offline or from `llm`."""
-    if _answers_offline(llm, None):
-        if isinstance(llm, ScriptedChatModel):
-            llm.record(None, render(request))
-        embedder = offline_embedder(llm)
-        assert embedder is not None
+    embedder = _offline_embedder(llm, None, lambda: render(request))
+    if embedder is not None:
         return await asyncio.to_thread(offline, request, embedder)
     return message_text(await llm.ainvoke(render(request)))

@@ -136,6 +136,23 @@ async def test_respond_feedback_content_goes_into_the_reply(
     assert "warmer" not in body
 
 
+async def test_feedback_is_cut_into_clauses_as_the_preference_learner_cuts_it(
+    offline: OfflineChatModel, plan_request: Any
+) -> None:
+    feedback = respond_feedback("say Thursday works, and please keep it short")
+    plan = await plan_for(
+        offline,
+        plan_request,
+        MEETING_EMAIL.body,
+        ["email"],
+        email=MEETING_EMAIL,
+        feedback=[feedback],
+    )
+    body = _step(plan, "email.send")["body"]
+    assert "Thursday works." in body and "keep it short" not in body
+    assert "“please keep it short” changes the style" in plan.reasoning
+
+
 async def test_a_meeting_request_with_a_time_checks_the_calendar_and_proposes_the_event(
     offline: OfflineChatModel, plan_request: Any
 ) -> None:
