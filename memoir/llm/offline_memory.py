@@ -8,7 +8,6 @@ fields the `profile` table of memory_facts.yaml.
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from memoir.embeddings import Embedder
 from memoir.llm import tables
@@ -96,17 +95,16 @@ def compose_offline(request: ComposeRequest, embedder: Embedder) -> ComposedSumm
     person = next((m[1] for k in (new.key, old.key) if (m := re.match(_PERSON, k or ""))), None)
     old_fact, new_fact = _as_user(old, person), _as_user(new, person)
     if old_fact and new_fact and old_fact.slot == new_fact.slot:
-        merged, kept = {**old_fact.attrs, **new_fact.attrs}, []
+        merged = {**old_fact.attrs, **new_fact.attrs}
+        why = f"Same {new_fact.describe()}: the newer memory wins"
         if new_fact.attrs.get("kind") == "pet" and old_fact.attrs.get("kind"):  # "it turned 4"
             merged["kind"] = old_fact.attrs["kind"]
-            kept.append(f"kind {merged['kind']}")
+            why += f", keeping the older kind {merged['kind']}"
         rule = next(r for r in rules() if r.name == new_fact.rule)
         summary = render(rule.spec["says"], merged)
         said = re.match(rf"^({re.escape(person)})\b", new.summary, re.I) if person else None
         summary = re.sub(r"^User\b", said[1], summary, flags=re.I) if summary and said else summary
-        why = f"Same {new_fact.describe()}: the newer memory wins"
-        why += f", keeping the older {', '.join(kept)}." if kept else "."
-        return ComposedSummary(reasoning=why, summary=summary or new.summary)
+        return ComposedSummary(reasoning=f"{why}.", summary=summary or new.summary)
     if content_words(old.summary) > content_words(new.summary):
         why = "The older memory already says all of the newer one, with more detail."
         return ComposedSummary(reasoning=why, summary=old.summary)
@@ -162,10 +160,8 @@ def episodic_offline(request: EpisodeRequest, embedder: Embedder) -> EpisodicSum
     """Topic from the request; approach, why and whether notable by the turn's outcome."""
     reply = one_line(request.reply, 200)
     recall = request.email is None and asks_for_recap(request.request)
-    done = [
-        f"{'' if a.ok else 'tried but failed: '}{a.text.strip().rstrip('.')}"
-        for a in request.actions
-    ]
+    failed = "tried but failed: "
+    done = [f"{'' if a.ok else failed}{a.text.strip().rstrip('.')}" for a in request.actions]
     case = "done" if done else ("recap" if reply else "no recap") if recall else "routine"
     outcome = tables.table("memory_episodes")["outcomes"][case]
     words = {"done": "; ".join(done), "count": str(len(done)), "reply": reply}
@@ -183,30 +179,24 @@ def episodic_offline(request: EpisodeRequest, embedder: Embedder) -> EpisodicSum
 
 
 def profile_update_offline(request: ProfileRequest, embedder: Embedder) -> ProfileUpdate:
-    """Profile fields one memory implies, only where they differ from the current profile."""
+    """The profile field one memory implies, only where it differs from the current profile."""
     current, memory = request.profile, request.memory
     fact = read_summary(memory.summary, memory.key)
-    proposed: dict[str, Any] = {}
-    why = "The memory implies no profile field."
-    if fact is not None:
-        key, category = fact.key or memory.key or "", memory.category or fact.category
-        for entry in FACTS["profile"]:
-            value = fact.attrs.get(entry["slot"])
-            if key in entry["keys"] and value:
-                values = WORDS[entry["codes"]] if "codes" in entry else entry.get("values", {})
-                proposed[entry["field"]], why = values.get(value.lower(), value), entry["why"]
-                break
-        field = FACTS["profile_lists"].get(category)
-        if not proposed and field and fact.attrs.get("what"):
-            items = list(current.get(field) or [])
-            if all(i.lower() != fact.attrs["what"].lower() for i in items):
-                proposed[field] = [*items, fact.attrs["what"]]
-            why = f"The memory is a {field[:-1]}: add it to {field}."
-    changes = {
-        name: value
-        for name, value in proposed.items()
-        if not (isinstance(value, str) and str(current.get(name) or "").lower() == value.lower())
-    }
-    if proposed and not changes:
-        why += " The profile already says so: no change."
-    return ProfileUpdate(reasoning=why, changes=changes)
+    nothing = ProfileUpdate(reasoning="The memory implies no profile field.", changes={})
+    if fact is None:
+        return nothing
+    key, what = fact.key or memory.key or "", fact.attrs.get("what", "")
+    for entry in FACTS["profile"]:
+        if key in entry["keys"] and (said := fact.attrs.get(entry["slot"])):
+            values = WORDS[entry["codes"]] if "codes" in entry else entry.get("values", {})
+            field, value = entry["field"], values.get(said.lower(), said)
+            same = str(current.get(field) or "").lower() == value.lower()
+            why = entry["why"] + (" The profile already says so: no change." if same else "")
+            return ProfileUpdate(reasoning=why, changes={} if same else {field: value})
+    field = FACTS["profile_lists"].get(memory.category or fact.category)
+    if not field or not what:
+        return nothing
+    items = list(current.get(field) or [])
+    known = any(item.lower() == what.lower() for item in items)
+    why = f"The memory is a {field[:-1]}: add it to {field}."
+    return ProfileUpdate(reasoning=why, changes={} if known else {field: [*items, what]})
