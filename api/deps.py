@@ -1,5 +1,6 @@
 """FastAPI dependencies: settings, the Temporal client, the stores, the bearer-token user and
-the caller's audit trail."""
+the caller's audit trail. All are `async def`: FastAPI runs a plain `def` dependency in a worker
+thread, a thread hand-off per dependency per request."""
 
 import math
 import time
@@ -23,13 +24,13 @@ MAX_BUCKETS = 10_000
 _bearer = HTTPBearer(auto_error=False, description="A user's API token: `Bearer <token>`.")
 
 
-def get_settings(request: Request) -> Settings:
+async def get_settings(request: Request) -> Settings:
     """The settings the app was created with."""
     settings: Settings = request.app.state.settings
     return settings
 
 
-def get_client(request: Request) -> Client:
+async def get_client(request: Request) -> Client:
     """The Temporal client (503 until the lifespan has connected it)."""
     client: Client | None = request.app.state.client
     if client is None:
@@ -37,7 +38,7 @@ def get_client(request: Request) -> Client:
     return client
 
 
-def get_stores(request: Request) -> Stores:
+async def get_stores(request: Request) -> Stores:
     """The stores (503 until the lifespan has opened the database)."""
     stores: Stores | None = request.app.state.stores
     if stores is None:

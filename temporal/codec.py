@@ -6,6 +6,7 @@ the system key. Payloads without the encrypted encoding (committed histories, pa
 before encryption) pass through `decode` unchanged.
 """
 
+import copy
 import dataclasses
 from collections.abc import Sequence
 from typing import Self
@@ -13,9 +14,10 @@ from typing import Self
 from temporalio.api.common.v1 import Payload
 from temporalio.api.failure.v1 import Failure
 from temporalio.client import Client
-from temporalio.contrib.pydantic import pydantic_data_converter
+from temporalio.contrib.pydantic import PydanticPayloadConverter
 from temporalio.converter import (
     ActivitySerializationContext,
+    CompositePayloadConverter,
     DataConverter,
     DefaultFailureConverterWithEncodedAttributes,
     PayloadCodec,
@@ -158,11 +160,45 @@ class BoundedFailureConverter(DefaultFailureConverterWithEncodedAttributes):
             failure.encoded_attributes.CopyFrom(payload_converter.to_payloads([attributes])[0])
 
 
+_SHARED_ENCODERS = tuple(PydanticPayloadConverter().converters.values())
+
+
+class SharedPydanticPayloadConverter(PydanticPayloadConverter):
+    """The pydantic payload converter, every instance using the same encoders (one type-adapter
+    cache). The SDK makes a converter for each workflow run, activation and context switch
+    (about 75 per chat turn), each with an empty cache; these cost next to nothing."""
+
+    def __init__(self) -> None:
+        CompositePayloadConverter.__init__(self, *_SHARED_ENCODERS)
+
+
+@dataclasses.dataclass(frozen=True)
+class EncryptedDataConverter(DataConverter):
+    """A data converter whose `with_context` copies itself with the parts that take a context
+    (the codec: the workflow it encrypts for) instead of rebuilding every part."""
+
+    def with_context(self, context: SerializationContext) -> Self:
+        """This converter for `context`; itself when no part depends on it."""
+        changed = {}
+        for name in ("payload_converter", "payload_codec", "failure_converter", "external_storage"):
+            part = getattr(self, name)
+            if isinstance(part, WithSerializationContext):
+                with_context = part.with_context(context)
+                if with_context is not part:
+                    changed[name] = with_context
+        if not changed:
+            return self
+        clone = copy.copy(self)  # no `__post_init__`: the converters are kept, not rebuilt
+        for name, part in changed.items():
+            object.__setattr__(clone, name, part)
+        return clone
+
+
 def encrypted_data_converter(keyring: Keyring) -> DataConverter:
     """Memoir's pydantic converter with the encryption codec; failure messages and stack traces
     travel in encoded attributes, so they are encrypted too."""
-    return dataclasses.replace(
-        pydantic_data_converter,
+    return EncryptedDataConverter(
+        payload_converter_class=SharedPydanticPayloadConverter,
         payload_codec=EncryptionCodec(keyring),
         failure_converter_class=BoundedFailureConverter,
     )

@@ -76,7 +76,7 @@ def to_json(payload: Payload) -> JsonPayload:
     )
 
 
-def _codec(client: ClientDep) -> EncryptionCodec:
+async def _codec(client: ClientDep) -> EncryptionCodec:
     codec = client.data_converter.payload_codec
     if not isinstance(codec, EncryptionCodec):
         raise ApiError(503, "codec_not_configured", "This API's Temporal client does not encrypt.")
