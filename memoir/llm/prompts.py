@@ -13,16 +13,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from importlib import resources
 from typing import Any
 
-import yaml
-
+from memoir.llm.tables import table
 from memoir.models import EmailMessage, LatestAction, RecentMessage
 
-_TEXTS: dict[str, Any] = yaml.safe_load(
-    (resources.files("memoir") / "data" / "prompts.yaml").read_text("utf-8")
-)
+_TEXTS: dict[str, Any] = table("prompts")
 
 # Default preference profiles (seed 000 defaults; written by `get_memory` on first read)
 DEFAULT_BACKGROUND: str = _TEXTS["default_background"]
