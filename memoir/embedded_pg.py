@@ -24,6 +24,7 @@ import logging
 import os
 import pwd
 import shutil
+import subprocess
 import warnings
 from pathlib import Path
 from types import TracebackType
@@ -38,6 +39,12 @@ _log = logging.getLogger(__name__)
 EXTENSIONS = ("vector", "pg_trgm")
 PGDATA_FOLDER = "postgres"
 _ROOT_SYSTEM_USER = "embedded_postgres"  # the user Postgres runs as when we are root
+START_ATTEMPTS = 2
+LOG_TAIL_LINES = 20
+
+
+class EmbeddedPostgresStartError(RuntimeError):
+    """The embedded Postgres did not start; the message ends with its server log."""
 
 
 class EmbeddedPostgres:
@@ -70,6 +77,38 @@ class EmbeddedPostgres:
         tb: TracebackType | None,
     ) -> None:
         self.stop()
+
+
+def _running_server(package: Any, pgdata: Path) -> Any:
+    """The package's server for `pgdata`, started unless it runs, with this process a holder.
+
+    A failed start is tried once more (a loaded machine can miss pg_ctl's 10 s), with a
+    warning; then `EmbeddedPostgresStartError` carries the end of the server's log, which the
+    package itself only logs (and log hygiene would redact)."""
+    for attempt in range(1, START_ATTEMPTS + 1):
+        try:
+            server = package.get_server(pgdata, cleanup_mode="stop")
+            with server._lock:
+                _forget_dead_handles(server)
+                # A cached handle may point at a server stopped meanwhile: restart if so.
+                server.ensure_postgres_running()
+                server.global_process_id_list.get_and_add(os.getpid())
+            return server
+        except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as error:
+            if attempt == START_ATTEMPTS:
+                raise EmbeddedPostgresStartError(
+                    f"the embedded Postgres in {pgdata} did not start ({error}); "
+                    f"the end of its log ({pgdata / 'log'}):\n{_log_tail(pgdata / 'log')}"
+                ) from None
+            _log.warning("the embedded Postgres did not start (%s); trying once more", error)
+    raise AssertionError("unreachable")
+
+
+def _log_tail(log: Path) -> str:
+    try:
+        return "\n".join(log.read_text(errors="replace").splitlines()[-LOG_TAIL_LINES:])
+    except OSError as error:
+        return f"(unreadable: {error})"
 
 
 def _forget_dead_handles(server: Any) -> None:
@@ -121,12 +160,7 @@ def start_embedded_postgres(data_dir: Path) -> EmbeddedPostgres:
     data_dir.mkdir(parents=True, exist_ok=True)
     pgdata = data_dir / PGDATA_FOLDER
 
-    server = embedded_postgres.get_server(pgdata, cleanup_mode="stop")
-    with server._lock:
-        _forget_dead_handles(server)
-        # A cached handle may point at a server that was stopped meanwhile: restart if so.
-        server.ensure_postgres_running()
-        server.global_process_id_list.get_and_add(os.getpid())
+    server = _running_server(embedded_postgres, pgdata)
     embedded = EmbeddedPostgres(server, pgdata)
     create_extensions(embedded.url)
     _log.info("embedded postgres ready at %s (data %s)", embedded.url, pgdata)
