@@ -79,6 +79,20 @@ class ContextItem(BaseModel):
         return [self.record.message_id]
 
     @property
+    def text(self) -> str:
+        """What it says: the memory's summary or the record's text."""
+        if self.memory is not None:
+            return self.memory.summary
+        assert self.record is not None
+        return self.record.text
+
+    @property
+    def order_among_equals(self) -> tuple[str, str]:
+        """A stable order for equal scores: by what it says and where it came from, never by a
+        generated id alone (ids differ between runs, so an eval would read differently)."""
+        return self.text, ",".join(self.source_message_ids)
+
+    @property
     def tie_break(self) -> int:
         """Equal scores: facts first, then episodes, then records (semantic first, seed 003)."""
         if self.memory is None:

@@ -167,4 +167,7 @@ def rerank(
             recency = relative_recency(item.when, oldest, newest)
         score = _score(item, relevance, recency, weights, recall)
         out.append(item.model_copy(update={"relevance": relevance, "score": score}))
-    return sorted(out, key=lambda i: (-i.score, i.tie_break, -i.when.timestamp(), i.key))
+    return sorted(
+        out,
+        key=lambda i: (-i.score, i.tie_break, -i.when.timestamp(), i.order_among_equals, i.key),
+    )

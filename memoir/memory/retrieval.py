@@ -136,7 +136,8 @@ class Candidates:
         """Add a ranking: the items by score, best first (one entry per key)."""
         keys: list[str] = []
         seen: set[str] = set()
-        for item, score in sorted(scored, key=lambda pair: -pair[1]):
+        ordered = sorted(scored, key=lambda pair: (-pair[1], pair[0].order_among_equals))
+        for item, score in ordered:
             if item.key in seen:
                 continue
             seen.add(item.key)

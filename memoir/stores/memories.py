@@ -546,7 +546,7 @@ class MemoryStore:
                 " SELECT m.*, ts_rank_cd(m.tsv, q.query) AS rank FROM memories m, q"
                 " WHERE m.user_id = %s AND m.tsv @@ q.query"
                 f" AND (%s::text IS NULL OR m.kind = %s){days}"
-                " ORDER BY rank DESC, m.updated_at DESC, m.memory_id LIMIT %s",
+                " ORDER BY rank DESC, m.updated_at DESC, m.summary, m.memory_id LIMIT %s",
                 params,
             )
             rows = await cur.fetchall()
