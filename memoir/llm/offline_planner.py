@@ -370,10 +370,9 @@ class OfflinePlanner:
         said in it)."""
         style, said, notes, drafts = self.style.model_copy(), [], [], _data("drafts")
         for clause in (c for revision in self.revisions for c in clauses(revision)):
-            asked = read_response_style(clause)
-            if asked.tone or asked.sign_off or asked.greeting:
-                update = asked.model_dump(exclude_unset=True, exclude={"other"})
-                style = style.model_copy(update=update)
+            read = read_response_style(clause)  # the fields set are the ones read in the clause
+            if asked := read.model_dump(exclude_unset=True, exclude={"other"}):
+                style = style.model_copy(update=asked)
                 notes.append(f"the feedback “{clause}” changes the style")
             else:
                 said.append(_say(clause))
@@ -385,11 +384,10 @@ class OfflinePlanner:
             parts.update(drafts["tones"].get(tone, {}))
         greeting = (style.greeting or parts["greeting"]).replace("<name>", who).format(who=who)
         sign_off = style.sign_off or parts["sign_off"]
-        sign_off = (
-            f"{sign_off}\n{self.req.name}".strip()
-            if sign_off.endswith(",")
-            else sign_off.replace(", ", ",\n", 1)
-        )
+        if sign_off.endswith(","):  # "Best regards," and the name; "Cheers, Ana" on two lines
+            sign_off = f"{sign_off}\n{self.req.name}".strip()
+        else:
+            sign_off = sign_off.replace(", ", ",\n", 1)
         middle = " ".join(filter(None, [parts["thanks"], *content]))
         body = "\n\n".join(
             filter(None, [greeting, parts.get("opening"), middle, parts.get("closing"), sign_off])
