@@ -113,3 +113,13 @@ def test_pinned_adds_its_weight_and_equal_scores_put_facts_before_records() -> N
     ranked = rerank([said, fact, pinned], rankings, WEIGHTS)
     assert [item.key for item in ranked] == ["memory:pin", "memory:fact", "record:r1"]
     assert ranked[0].score - ranked[1].score == pytest.approx(0.05)
+
+
+def test_equal_scores_are_ordered_by_what_the_items_say_not_by_their_ids() -> None:
+    def fact(summary: str, memory_id: str) -> ContextItem:
+        return ContextItem.of_memory(memory(summary, memory_id=memory_id, importance=0.5))
+
+    rankings: dict[str, list[str]] = {"dense": []}
+    first = rerank([fact("Ada runs", "z9"), fact("Ada swims", "a1")], rankings, WEIGHTS)
+    again = rerank([fact("Ada runs", "a1"), fact("Ada swims", "z9")], rankings, WEIGHTS)
+    assert [i.text for i in first] == [i.text for i in again] == ["Ada runs", "Ada swims"]
