@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from functools import cache
 from typing import Any, Literal
+
+from lemminflect import getInflection, getLemma
 
 from memoir.llm.tables import table
 
@@ -35,9 +38,6 @@ def pattern(name: str) -> re.Pattern[str]:
     return re.compile("|".join(f"(?:{line})" for line in lines(WORDS["patterns"][name])), re.I)
 
 
-_FORMS = {e.split()[0]: tuple(e.split()[1:]) for e in WORDS["irregular_verbs"]}
-_PAST_OF = {past: lemma for lemma, (past, _p) in _FORMS.items()}
-_PARTICIPLE_OF = {part: lemma for lemma, (_p, part) in _FORMS.items()}
 _BE, _DO = WORDS["be_present"] | WORDS["be_past"], WORDS["do_present"] | WORDS["do_past"]
 _AUX = _BE | _DO | WORDS["have"] | WORDS["modals"] | WORDS["future"]
 _SOFT = WORDS["adverbs"] | WORDS["negations"]
@@ -81,64 +81,42 @@ class Clause:
 # ----- verb forms ------------------------------------------------------------------------------
 
 
-def lemma_candidates(word: str) -> set[str]:
-    """The lemmas a verb form may have: went → {go}; adopted → {adopt, adopte}; tries → {try}."""
-    w = word.lower().strip("'’")
-    out = {w, _PAST_OF.get(w, w), _PARTICIPLE_OF.get(w, w)}
-    for end, repl in (("ied", "y"), ("ies", "y"), ("ed", ""), ("ed", "e"), ("es", ""), ("s", "")):
-        out |= {w[: -len(end)] + repl} if w.endswith(end) else set()
-    if w.endswith("ed") and len(w) > 4 and w[-3] == w[-4]:
-        out.add(w[:-3])  # stopped → stop
-    if w.endswith("ing"):
-        out |= {w[:-3], w[:-3] + "e"} | ({w[:-4]} if len(w) > 5 and w[-4] == w[-5] else set())
-    return out
-
-
-def _is_past(word: str) -> bool:
-    w = word.lower()
-    return w in _PAST_OF or (w.endswith("ed") and len(w) > 3 and w not in ("need", "seed", "bed"))
-
-
-def _is_participle(word: str) -> bool:
-    return word.lower() in _PARTICIPLE_OF or _is_past(word)
-
-
+@cache
 def _lemma(word: str) -> str:
-    """A verb form's lemma: irregular, else of a verb list, else by its ending."""
-    w, known = word.lower(), WORDS["event_verbs"] | WORDS["opinion_verbs"] | set(_FORMS)
-    listed = next((c for c in sorted(lemma_candidates(w), key=len) if c in known), None)
-    if lemma := _PAST_OF.get(w) or _PARTICIPLE_OF.get(w) or listed:
-        return lemma
-    if ending := next((e for e in WORDS["lemma_endings"] if w.endswith(e)), None):
-        return w[: -len(ending)] + WORDS["lemma_endings"][ending]
-    return (w[:-4] if w[-4] == w[-5] else w[:-3]) if w.endswith("ing") and len(w) > 5 else w
+    """A verb form's lemma (lemminflect's dictionary, else its rules): went → go."""
+    w = word.lower().strip("'’")
+    return str(next(iter(getLemma(w, upos="VERB")), w)) if w.isalpha() else w
+
+
+def _inflected(lemma: str, tag: str) -> str:
+    """The form of `lemma` with this Penn tag (VBD, VBG, VBZ), or `lemma` when it has none."""
+    return str(next(iter(getInflection(lemma, tag)), lemma)) if lemma.isalpha() else lemma
+
+
+def _is_past(word: str, participle: bool = False) -> bool:
+    """Whether `word` is a simple past (went) or, with `participle`, also a past participle."""
+    w, tags = word.lower(), ("VBD", "VBN") if participle else ("VBD",)
+    return w.isalpha() and any(w in getInflection(_lemma(w), tag) for tag in tags)
 
 
 def is_event_verb(word: str) -> bool:
     """Whether a verb form (went, adopted, started) is of an event verb."""
-    return bool(lemma_candidates(word) & WORDS["event_verbs"])
+    return bool({word.lower(), _lemma(word)} & WORDS["event_verbs"])
 
 
 def is_opinion_verb(word: str) -> bool:
     """Whether a verb form (think, guessed, hope) is about the speaker's mind or the talk."""
-    return bool(lemma_candidates(word) & WORDS["opinion_verbs"])
+    return bool({word.lower(), _lemma(word)} & WORDS["opinion_verbs"])
 
 
 def past_form(word: str) -> str:
     """The simple past of a verb form: started → started, gone → went."""
-    lemma = _PARTICIPLE_OF.get(word.lower()) or _PAST_OF.get(word.lower())
-    return _FORMS[lemma][0] if lemma else word
+    return _inflected(_lemma(word), "VBD") if _is_past(word, participle=True) else word
 
 
 def gerund(word: str) -> str:
     """The "-ing" form of a verb: book → booking, schedule → scheduling, plan → planning."""
-    w = word.lower()
-    if w.endswith("ie"):
-        return w[:-2] + "ying"
-    if w.endswith("e") and w not in ("be", "see", "free", "agree"):
-        return w[:-1] + "ing"
-    short = len(w) <= 4 and re.search(r"(?:^|[^aeiou])[aeiou][^aeiouwxy]$", w)
-    return w + w[-1] + "ing" if short else w + "ing"
+    return _inflected(word.lower(), "VBG")
 
 
 def third_person_verb(word: str) -> str:
@@ -148,14 +126,12 @@ def third_person_verb(word: str) -> str:
         return str(WORDS["third_person"][w])
     if w in WORDS["modals"] or w in WORDS["future"] or _is_past(w) or w.endswith("n't"):
         return word
-    if re.search(r"(?:s|sh|ch|x|z|o)$", w):
-        return word + "es"
-    return word[:-1] + "ies" if re.search(r"[^aeiou]y$", w) else word + "s"
+    return _inflected(w, "VBZ")
 
 
 def is_strong_verb(word: str) -> bool:
     """An auxiliary, a modal or a past form: a verb whatever comes before it."""
-    return word.lower() in _AUX or _is_participle(word)  # had, got: past forms
+    return word.lower() in _AUX or _is_past(word, participle=True)  # had, got: past forms
 
 
 def _looks_like_verb(word: str, plural_before: bool = False) -> bool:
@@ -176,7 +152,11 @@ def is_adverb(word: str) -> bool:
 def expand_contraction(word: str, following: str = "") -> str:
     """ "'s" → "is" (or "has" before a participle), "'re" → "are", "'ve" → "have", …"""
     if word.lower() == "'s":
-        return "has" if following and (_is_participle(following) or following == "been") else "is"
+        return (
+            "has"
+            if following and (_is_past(following, participle=True) or following == "been")
+            else "is"
+        )
     return str(WORDS["contractions"].get(word.lower(), word))
 
 
@@ -349,7 +329,7 @@ def _predicate(text: str, subject: Subject, words: list[str], i: int) -> Clause:
     then = words[j + 1] if j + 1 < len(words) else ""
     if w in WORDS["have"] and after == "been" and then.endswith("ing"):
         return clause(j + 1, _lemma(then), "progressive")
-    if w in WORDS["have"] and after and (_is_participle(after) or after == "been"):
+    if w in WORDS["have"] and after and (_is_past(after, participle=True) or after == "been"):
         return clause(j, _lemma(after), "perfect")
     if w in _DO and after:
         return clause(j, _lemma(after), "past" if w in WORDS["do_past"] else "present")
