@@ -74,8 +74,10 @@ def exact_rule(email: TriageEmail) -> tuple[Classification, str] | None:
     return None
 
 
-def _first_line(body: str) -> str:
-    return next((line.strip() for line in body.splitlines() if line.strip()), "")
+def _greets(email: TriageEmail, whom: str) -> bool:
+    """Its first line greets `whom`: "group" ("Hi all,") or "personal" ("Dear Ms. Rivera,")."""
+    first = next((line.strip() for line in email.body.splitlines() if line.strip()), "")
+    return bool(pattern(f"{whom}_greeting", at_start=True).match(first))
 
 
 def bulk_mail(email: TriageEmail) -> bool:
@@ -85,8 +87,7 @@ def bulk_mail(email: TriageEmail) -> bool:
 
 def group_addressed(email: TriageEmail) -> bool:
     """Sent to a group (all@, team@, a list) or greeting one ("Hi all", "Dear parents")."""
-    greets_group = pattern("group_greeting", at_start=True).match(_first_line(email.body))
-    return bool(pattern("group_recipients").search(email.to) or greets_group)
+    return bool(pattern("group_recipients").search(email.to)) or _greets(email, "group")
 
 
 def from_organisation(email: TriageEmail) -> str | None:
@@ -95,9 +96,7 @@ def from_organisation(email: TriageEmail) -> str | None:
     if bulk_mail(email):
         return "bulk mail (an unsubscribe footer)"
     address = email_address(email.author)
-    first = _first_line(email.body)
-    greets = bool(pattern("personal_greeting", at_start=True).match(first))
-    greets = greets and not pattern("group_greeting", at_start=True).match(first)
+    greets = _greets(email, "personal") and not _greets(email, "group")
     if pattern("role_local_parts").search(address.partition("@")[0]) and not greets:
         return f"a role address ({address})"
     return None

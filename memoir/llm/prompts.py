@@ -35,9 +35,6 @@ PLANNER_SYSTEM_PROMPT: str = _TEXTS["planner_system_prompt"]
 PLANNER_USER_PROMPT: str = _TEXTS["planner_user_prompt"]
 EMAIL_REQUEST_PREFIX = "Respond to the email"
 NONE = "(none)"
-RESPOND_FEEDBACK: str = _TEXTS["respond_feedback"]
-CLARIFICATION_FEEDBACK: str = _TEXTS["clarification_feedback"]
-APPROVAL_FEEDBACK: str = _TEXTS["approval_feedback"]
 
 MEMORY_UPDATE_RULES: str = _TEXTS["memory_update_rules"]
 MEMORY_UPDATE_INSTRUCTIONS_REINFORCEMENT = "Remember:\n" + MEMORY_UPDATE_RULES
@@ -65,17 +62,17 @@ PROFILE_UPDATE_USER_PROMPT: str = _TEXTS["profile_update_user_prompt"]
 
 def respond_feedback(feedback: str) -> str:
     """Feedback line for a notify email the user chose to respond to (seed 000)."""
-    return RESPOND_FEEDBACK.format(feedback=feedback.strip())
+    return _TEXTS["respond_feedback"].format(feedback=feedback.strip())
 
 
 def clarification_feedback(answer: str) -> str:
     """Feedback line for an answer to a clarification / intent_unclear / missing_fields ask."""
-    return CLARIFICATION_FEEDBACK.format(answer=answer.strip())
+    return _TEXTS["clarification_feedback"].format(answer=answer.strip())
 
 
 def approval_feedback(action: str, feedback: str) -> str:
     """Feedback line for an Agent Inbox `response` on an approval (e.g. on email.send)."""
-    return APPROVAL_FEEDBACK.format(action=action, feedback=feedback.strip())
+    return _TEXTS["approval_feedback"].format(action=action, feedback=feedback.strip())
 
 
 def one_line(text: str, limit: int = 300) -> str:
