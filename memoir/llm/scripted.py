@@ -159,9 +159,8 @@ class ScriptedChatModel(BaseChatModel):
         include_raw: bool = False,
         **kwargs: Any,
     ) -> Runnable[LanguageModelInput, dict[str, Any] | BaseModel]:
-        """A Runnable answering with the next scripted item for `schema`."""
-        kwargs.pop("method", None)
-        kwargs.pop("strict", None)
+        """A Runnable answering with the next scripted item for `schema` (options such as
+        `method` and `strict` are accepted and have no effect)."""
         if not (isinstance(schema, type) and issubclass(schema, BaseModel)):
             raise TypeError("ScriptedChatModel.with_structured_output needs a pydantic class")
         model_cls: type[BaseModel] = schema
