@@ -25,10 +25,13 @@ class RememberActivities:
         self._episodic = episodic
 
     async def _user_name(self, request: RememberRequest) -> str | None:
-        """The user's name, needed only when the message names no speaker of its own."""
+        """The user's name, needed only when the message names no speaker of its own: as the
+        turn's context read it, else from the users table."""
         message = request.message
         if message.speaker_name or message.email is not None:
             return None
+        if request.user_name is not None:
+            return request.user_name
         user = await self._deps.stores.users.get_user(message.user_id)
         return user.name if user else None
 

@@ -131,6 +131,7 @@ class AgentTurnWorkflow:
         self._classification: Classification | None = None
         self._reply: str | None = None
         self._answer: str | None = None  # the reply written with the plan (`plan_and_answer`)
+        self._user_name: str | None = None  # from the turn's context, for remember
         self._stage = "starting"
         self._status = TurnStatus.RUNNING
         self._memory_events: list[str] = []
@@ -176,6 +177,7 @@ class AgentTurnWorkflow:
     async def run(self, input: TurnInput) -> TurnResult:
         self._fast = self._patched(PATCH_FAST_TURN)
         context = await self._assemble_context()
+        self._user_name = context.user.name
         turn = TurnRequest(turn_id=self._turn_id, message=self._message, context=context)
         turn.memory = await self._memory(turn)
         status, reply = await self._respond(turn)
@@ -513,6 +515,7 @@ class AgentTurnWorkflow:
             reply=reply or "",
             results=list(self._results.values()),
             status=status,
+            user_name=self._user_name,
         )
         if self._fast:  # idempotent writes keyed by the turn: a local activity, then the turn ends
             stages: RememberStages = await self._local_activity(

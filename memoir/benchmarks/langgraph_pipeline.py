@@ -125,8 +125,10 @@ async def remember_turn(deps: Deps, request: RememberRequest) -> list[str]:
     stores, message = deps.stores, request.message
     user_name = None
     if not message.speaker_name and message.email is None:
-        user = await stores.users.get_user(message.user_id)
-        user_name = user.name if user else None
+        user_name = request.user_name
+        if user_name is None:
+            user = await stores.users.get_user(message.user_id)
+            user_name = user.name if user else None
     records = turn_records(request, user_name=user_name, now=datetime.now(UTC))
     first = records[0]
     previous = await stores.messages.previous(
@@ -291,6 +293,7 @@ class TurnGraph:
             reply=state.get("reply", ""),
             results=[ExecutionResult.model_validate(r) for r in state.get("results", [])],
             status=TurnStatus(state["status"]),
+            user_name=state["turn"]["context"]["user"]["name"],  # as the workflow passes it
         )
         events = await remember_turn(self.deps, request)
         message = request.message

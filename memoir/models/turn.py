@@ -201,6 +201,9 @@ class RememberRequest(BaseModel):
     reply: str
     results: list[ExecutionResult]
     status: "TurnStatus"
+    # The user's name as the turn's context read it (the speaker of a message that names none);
+    # None: remember reads it from the users table.
+    user_name: str | None = None
 
 
 class RememberStages(BaseModel):

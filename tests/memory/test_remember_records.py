@@ -68,6 +68,19 @@ async def test_a_failure_after_the_history_write_leaves_neither(
     assert len(await stores.interactions.recent_messages(user.user_id, "t1")) == 2
 
 
+async def test_the_name_the_turn_read_spares_the_users_lookup(
+    stores: Stores, user: UserProfile, offline: OfflineChatModel, local_embedder: LocalEmbedder
+) -> None:
+    faults: list[RefusingStore] = []
+    no_users = refusing("users", "get_user", faults)(stores)
+    request = said_on_may_7(user, "I lost my job as a banker", "Sorry to hear that.")
+    named = request.model_copy(update={"user_name": user.name})
+    await stage(no_users, offline, local_embedder).remember_turn(named)
+    [mine] = await stores.messages.by_message_ids(user.user_id, ["msg-1"])
+    assert mine.speaker_name == user.name
+    assert faults[0].calls == 0
+
+
 def test_the_speaker_is_the_messages_own_name_the_emails_sender_or_the_user() -> None:
     chat = IncomingMessage(user_id="u1", thread_id="t1", message_id="m1", text="hi")
     assert speaker_name(chat, "Ana") == "Ana"
