@@ -61,10 +61,8 @@ def loads_object(text: str) -> dict[str, Any]:
 def sentence(text: str) -> str:
     """`text` capitalized and ending with punctuation."""
     text = text.strip()
-    if not text:
-        return text
-    text = text[0].upper() + text[1:]
-    return text if text[-1] in ".!?…" else text + "."
+    text = text[:1].upper() + text[1:]
+    return text if not text or text[-1] in ".!?…" else text + "."
 
 
 def swap_words(text: str, swaps: Mapping[str, str]) -> str:
