@@ -41,8 +41,8 @@ def pattern(name: str) -> re.Pattern[str]:
 _BE, _DO = WORDS["be_present"] | WORDS["be_past"], WORDS["do_present"] | WORDS["do_past"]
 _AUX = _BE | _DO | WORDS["have"] | WORDS["modals"] | WORDS["future"]
 _SOFT = WORDS["adverbs"] | WORDS["negations"]
-_NOT_NAME = (
-    WORDS["not_names"] | WORDS["speaker"] | WORDS["group"] | WORDS["listener"] | WORDS["personal"]
+_NOT_NAME = WORDS["not_names"].union(
+    *(WORDS[k] for k in ("speaker", "group", "listener", "personal", "possessives"))
 )
 _CUT, _JOINER, _WHEN = pattern("cut"), pattern("joiner"), pattern("leading_when")
 
@@ -179,7 +179,7 @@ def _join(words: list[str]) -> str:
 
 def _is_name(word: str) -> bool:
     w = word.lower()
-    return word[:1].isupper() and w not in _NOT_NAME | WORDS["possessives"] and not w.endswith("ly")
+    return word[:1].isupper() and w not in _NOT_NAME and not w.endswith("ly")
 
 
 def starts_clause(text: str) -> bool:
