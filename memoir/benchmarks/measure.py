@@ -126,6 +126,50 @@ def _safe(process: psutil.Process | None, read: object) -> float | None:
         return None
 
 
+def thread_group(tid: int, name: str) -> str:
+    """What a thread of this process runs: the event loop (`main`: API, activities, the SDK's
+    Python side), the Temporal SDK core (`sdk_core`), workflow code, or `other` threads (the
+    embedding model, the offline model, thread pools)."""
+    if tid == os.getpid():
+        return "main"
+    if name.startswith("tokio"):
+        return "sdk_core"
+    if name.startswith("workflow"):
+        return "workflow"
+    return "other"
+
+
+def thread_cpu_seconds() -> dict[str, float]:
+    """CPU seconds of this process's live threads by `thread_group` ({} without /proc)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    out: dict[str, float] = {}
+    try:
+        tids = os.listdir("/proc/self/task")
+    except OSError:
+        return out
+    for tid in tids:
+        try:
+            with open(f"/proc/self/task/{tid}/stat", encoding="ascii") as stat:
+                fields = stat.read().rpartition(")")[2].split()
+            with open(f"/proc/self/task/{tid}/comm", encoding="utf-8") as comm:
+                name = comm.read().strip()
+        except OSError:
+            continue  # the thread ended meanwhile
+        group = thread_group(int(tid), name)
+        out[group] = out.get(group, 0.0) + (int(fields[11]) + int(fields[12])) / tick
+    return out
+
+
+def threads_per_turn(
+    before: dict[str, float], after: dict[str, float], turns: int
+) -> dict[str, float]:
+    """Milliseconds of CPU per turn for each thread group (a group new since `before` from 0)."""
+    return {
+        group: round((end - before.get(group, 0.0)) * 1000 / turns, 1)
+        for group, end in sorted(after.items())
+    }
+
+
 def cpu_per_turn(
     before: dict[str, float | None], after: dict[str, float | None], turns: int
 ) -> dict[str, float | None]:

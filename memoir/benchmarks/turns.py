@@ -35,7 +35,9 @@ from memoir.benchmarks.measure import (
     cpu_per_turn,
     history_events,
     latency_summary,
+    thread_cpu_seconds,
     thread_segments,
+    threads_per_turn,
 )
 from memoir.models import TurnResult, TurnStatus, names
 from memoir.settings import Settings
@@ -89,6 +91,9 @@ class Phase:
     latency: dict[str, float]
     turns_per_s: float
     cpu_ms_per_turn: dict[str, float | None]
+    # This process's part by thread (`thread_group`: main, sdk_core, workflow, other); threads
+    # that ended during the phase are left out.
+    process_threads_ms_per_turn: dict[str, float] = field(default_factory=dict)
     # Memoir: Temporal history per turn (turn workflow + its part of the thread's history);
     # LangGraph: checkpointer rows and bytes per turn.
     storage_per_turn: dict[str, float] = field(default_factory=dict)
@@ -249,9 +254,9 @@ async def run_phase(
     threads = [memoir_thread(kind, run.thread(slot)) for slot in range(in_flight)]
     before_storage = await _langgraph_storage(bench, threads) if system == "langgraph" else {}
     plans_left = bench.llm.remaining("Plan")
-    before = bench.meter.sample()
+    before, threads_before = bench.meter.sample(), thread_cpu_seconds()
     wall = await run.measure()
-    after = bench.meter.sample()
+    after, threads_after = bench.meter.sample(), thread_cpu_seconds()
     scripted_plans = plans_left - bench.llm.remaining("Plan")
     storage: dict[str, float] = {}
     if system == "langgraph":
@@ -271,6 +276,7 @@ async def run_phase(
         latency=latency_summary(run.latencies),
         turns_per_s=round(turns / wall, 2),
         cpu_ms_per_turn=cpu_per_turn(before, after, turns),
+        process_threads_ms_per_turn=threads_per_turn(threads_before, threads_after, turns),
         storage_per_turn=storage,
         failed=run.failed,
         scripted_plans=scripted_plans,

@@ -34,6 +34,7 @@ async def test_bench_turns_reports_every_figure(database_url: str, tmp_path: Pat
         assert phase["turns_per_s"] > 0
         assert phase["cpu_ms_per_turn"]["process"] > 0
         assert phase["cpu_ms_per_turn"]["server"] is not None  # the stack's own dev server
+        assert phase["process_threads_ms_per_turn"]["main"] > 0, phase
         if system == "memoir":
             history = phase["storage_per_turn"]
             assert history["events"] > 20 and history["bytes"] > 1000, history
