@@ -86,3 +86,23 @@ def test_embedded_postgres_restarts_on_its_data(tmp_path: Path) -> None:
         assert row == (42,)
         exts = {r[0] for r in conn.execute("SELECT extname FROM pg_extension").fetchall()}
         assert {"vector", "pg_trgm"} <= exts
+
+
+async def test_a_connection_the_server_ended_is_replaced_on_checkout(database_url: str) -> None:
+    pool = await open_pool(make_conninfo(database_url, application_name="ended"), 2, 2)
+    try:
+        for _ in range(3):
+            async with pool.connection() as conn:
+                await conn.execute("SELECT 1")
+        async with await psycopg.AsyncConnection.connect(database_url, autocommit=True) as admin:
+            await admin.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                " WHERE application_name = 'ended'"
+            )
+        await asyncio.sleep(0.2)
+        for _ in range(4):  # both pooled connections were ended: each is replaced, no error
+            async with pool.connection() as conn:
+                row = await (await conn.execute("SELECT 1 AS one")).fetchone()
+                assert row == {"one": 1}
+    finally:
+        await pool.close()
