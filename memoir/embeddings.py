@@ -9,9 +9,12 @@ from __future__ import annotations
 import math
 import os
 import threading
-from collections.abc import Sequence
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+import numpy as np
 
 if TYPE_CHECKING:
     from memoir.settings import Settings
@@ -22,6 +25,7 @@ __all__ = [
     "EmbeddingConfigError",
     "LocalEmbedder",
     "OpenAIEmbedder",
+    "RecentVectors",
     "cosine",
     "get_embedder",
     "get_local_embedder",
@@ -49,6 +53,35 @@ class Embedder(Protocol):
     def embed(self, texts: list[str]) -> list[list[float]]:
         """One vector per text, in order."""
         ...
+
+
+class RecentVectors:
+    """The vectors of the texts embedded last (least recently used first out), thread-safe.
+
+    A turn embeds its message more than once (the memory context's query, the planner's
+    nearest example) and people repeat short messages ("ok", "thanks"); each repeat costs a
+    model call (~10 ms of CPU locally, a request with OpenAI) that this saves."""
+
+    def __init__(self, size: int = 1024) -> None:
+        self.size = size
+        self._vectors: OrderedDict[str, Any] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def embed(self, texts: list[str], compute: Callable[[list[str]], Any]) -> list[list[float]]:
+        """One vector per text: the remembered ones, and `compute(missing)` for the rest."""
+        with self._lock:
+            known = {t: self._vectors[t] for t in texts if t in self._vectors}
+            for text in known:
+                self._vectors.move_to_end(text)
+        missing = list(dict.fromkeys(t for t in texts if t not in known))
+        if missing:
+            fresh = dict(zip(missing, np.asarray(compute(missing), dtype=np.float32), strict=True))
+            known |= fresh
+            with self._lock:
+                self._vectors.update(fresh)
+                while len(self._vectors) > self.size:
+                    self._vectors.popitem(last=False)
+        return [known[t].tolist() for t in texts]
 
 
 # One SentenceTransformer per process and model path, loaded on first use.
@@ -91,6 +124,7 @@ class LocalEmbedder:
         self.model_path = Path(model_path) if model_path else _bundled_model_path()
         self.device = device
         self.batch_size = batch_size
+        self._recent = RecentVectors()
 
     @property
     def dim(self) -> int:
@@ -102,18 +136,18 @@ class LocalEmbedder:
         _load_sentence_transformer(self.model_path, self.device)
 
     def embed(self, texts: list[str]) -> list[list[float]]:
-        """Unit-length vectors, computed in batches of `batch_size`."""
-        if not texts:
-            return []
+        """Unit-length vectors, computed in batches of `batch_size` (repeats remembered)."""
+        return self._recent.embed(list(texts), self._encode) if texts else []
+
+    def _encode(self, texts: list[str]) -> Any:
         model = _load_sentence_transformer(self.model_path, self.device)
-        vectors = model.encode(
-            list(texts),
+        return model.encode(
+            texts,
             batch_size=self.batch_size,
             normalize_embeddings=True,
             convert_to_numpy=True,
             show_progress_bar=False,
         )
-        return [[float(x) for x in row] for row in vectors]
 
 
 class OpenAIEmbedder:
@@ -139,6 +173,7 @@ class OpenAIEmbedder:
             dimensions=dimensions,
             check_embedding_ctx_length=False,
         )
+        self._recent = RecentVectors()
 
     @property
     def dim(self) -> int:
@@ -146,10 +181,8 @@ class OpenAIEmbedder:
         return self._dim
 
     def embed(self, texts: list[str]) -> list[list[float]]:
-        """One vector per text (OpenAI vectors are already unit length)."""
-        if not texts:
-            return []
-        return self._client.embed_documents(list(texts))
+        """One vector per text (OpenAI vectors are already unit length; repeats remembered)."""
+        return self._recent.embed(list(texts), self._client.embed_documents) if texts else []
 
 
 _local: LocalEmbedder | None = None

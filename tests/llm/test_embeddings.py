@@ -9,6 +9,7 @@ from memoir.embeddings import (
     Embedder,
     EmbeddingConfigError,
     LocalEmbedder,
+    RecentVectors,
     cosine,
     get_embedder,
 )
@@ -54,3 +55,37 @@ def test_get_embedder_openai_without_key_is_a_clear_error() -> None:
     )
     with pytest.raises(EmbeddingConfigError, match="OPENAI_API_KEY"):
         get_embedder(settings)
+
+
+class CountingModel:
+    """A stand-in model: a text's vector is its length; counts what it was asked."""
+
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+
+    def __call__(self, texts: list[str]) -> list[list[float]]:
+        self.asked += texts
+        return [[float(len(t)), 1.0] for t in texts]
+
+
+def test_a_repeated_text_is_embedded_once() -> None:
+    model, recent = CountingModel(), RecentVectors()
+    first = recent.embed(["hi", "hello"], model)
+    again = recent.embed(["hello", "hi", "hi"], model)
+    assert model.asked == ["hi", "hello"]
+    assert again == [first[1], first[0], first[0]]
+
+
+def test_the_least_recently_used_text_is_forgotten_first() -> None:
+    model, recent = CountingModel(), RecentVectors(size=2)
+    recent.embed(["a", "b"], model)
+    recent.embed(["a"], model)  # "b" is now the least recently used
+    recent.embed(["c"], model)
+    recent.embed(["a", "b"], model)
+    assert model.asked == ["a", "b", "c", "b"]
+
+
+def test_a_remembered_vector_equals_a_fresh_one(embedder: LocalEmbedder) -> None:
+    fresh = LocalEmbedder().embed(["Luna is three."])
+    embedder.embed(["Luna is three."])
+    assert embedder.embed(["Luna is three."]) == fresh
