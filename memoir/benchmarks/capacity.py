@@ -108,7 +108,7 @@ async def run_kind(bench: BenchStack, kind: Kind, turns: int, tag: str) -> KindC
     before_cpu = bench.meter.sample()
     turn_ids = []
     for index in range(turns):
-        text = CHAT_TEXTS[index % len(CHAT_TEXTS)]
+        text = CHAT_TEXTS[index % len(CHAT_TEXTS)] if kind == "chat" else ""
         await memoir_turn(bench, kind, thread, f"m{index}", text)
         turn_ids.append(
             names.turn_workflow_id(bench.user_id, memoir_thread(kind, thread), f"m{index}")

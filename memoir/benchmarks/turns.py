@@ -116,15 +116,16 @@ def memoir_thread(kind: Kind, thread: str) -> str:
     return thread if kind == "chat" else f"email-{thread}"
 
 
-def email_body(thread_id: str, message_id: str) -> dict[str, str]:
-    """A Gmail-shaped email on thread `thread_id` (Memoir's thread id: `email-{thread_id}`)."""
+def email_body(thread_id: str, message_id: str, reference: str = "") -> dict[str, str]:
+    """A Gmail-shaped email on thread `thread_id` (Memoir's thread id: `email-{thread_id}`),
+    its body signed off with `reference`."""
     return {
         "id": message_id,
         "threadId": thread_id,
         "from": "Alice Martin <alice@example.com>",
         "to": "bench@example.com",
         "subject": "Lunch on Friday?",
-        "body": "Hi! Are you free for lunch on Friday at noon? The usual place. Alice",
+        "body": f"Hi! Are you free for lunch on Friday at noon? The usual place. Alice {reference}",
     }
 
 
@@ -145,11 +146,12 @@ async def wait_for_turn(client: Client, turn_id: str, timeout: float = WAIT_FOR_
 async def memoir_turn(
     bench: BenchStack, kind: Kind, thread: str, message_id: str, text: str
 ) -> str:
-    """Send one message through the API and wait for its turn; its final status."""
+    """Send one message (`text`: a chat's text, an email's sign-off) through the API and wait
+    for its turn; its final status."""
     if kind == "chat":
         response = await bench.http.post("/v1/messages", json=chat_body(thread, message_id, text))
     else:
-        response = await bench.http.post("/v1/emails", json=email_body(thread, message_id))
+        response = await bench.http.post("/v1/emails", json=email_body(thread, message_id, text))
     _check(response)
     turn_id = response.json()["turn_id"]
     result = await wait_for_turn(bench.client, turn_id)
@@ -165,7 +167,7 @@ async def langgraph_turn(
         response = await bench.http.post("/bench/langgraph/messages", json=body)
     else:
         response = await bench.http.post(
-            "/bench/langgraph/emails", json=email_body(thread, message_id)
+            "/bench/langgraph/emails", json=email_body(thread, message_id, text)
         )
     _check(response)
     status: str = response.json()["status"]
@@ -203,12 +205,18 @@ class PhaseRun:
     def thread(self, slot: int) -> str:
         return f"bench-{self.tag}-{self.system}-{self.kind}-{self.in_flight}-{slot}"
 
+    def said(self, index: int) -> str:
+        """Turn `index`'s text (an email's sign-off): the phase's text, made unique, so that no
+        turn finds its embeddings remembered from an earlier one (real messages differ)."""
+        reference = f"({self.tag}-{index})"
+        return f"{self.text} {reference}" if self.kind == "chat" else reference
+
     async def one(self, slot: int, index: int) -> float:
         """Run one turn on the slot's thread; its latency in seconds."""
         run = memoir_turn if self.system == "memoir" else langgraph_turn
         thread, message_id = self.thread(slot), f"m{index}"
         start = time.perf_counter()
-        status = await run(self.bench, self.kind, thread, message_id, self.text)
+        status = await run(self.bench, self.kind, thread, message_id, self.said(index))
         elapsed = time.perf_counter() - start
         if status != TurnStatus.COMPLETED.value:
             self.failed += 1
