@@ -33,3 +33,11 @@ def test_listen_returns_a_listening_socket() -> None:
         socket.create_connection(server.getsockname()[:2], timeout=2),
     ):
         pass
+
+
+def test_connections_to_a_listening_socket_send_at_once() -> None:
+    with listen("127.0.0.1", 0) as server:
+        client = socket.create_connection(server.getsockname()[:2], timeout=2)
+        accepted, _ = server.accept()
+        with client, accepted:
+            assert accepted.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) != 0
