@@ -6,6 +6,7 @@ its auxiliaries and form give, and the rest. The words are memoir/data/memory_wo
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import cache
 from typing import Any, Literal
@@ -151,12 +152,8 @@ def is_adverb(word: str) -> bool:
 
 def expand_contraction(word: str, following: str = "") -> str:
     """ "'s" → "is" (or "has" before a participle), "'re" → "are", "'ve" → "have", …"""
-    if word.lower() == "'s":
-        return (
-            "has"
-            if following and (_is_past(following, participle=True) or following == "been")
-            else "is"
-        )
+    if word.lower() == "'s":  # "been" is a participle too
+        return "has" if _is_past(following, participle=True) else "is"
     return str(WORDS["contractions"].get(word.lower(), word))
 
 
@@ -296,47 +293,53 @@ def parse_clause(text: str) -> Clause:
     return _predicate(text, subject, words, used)
 
 
+_CHECKS: dict[str, Callable[[str, Subject], bool]] = {
+    "any": lambda w, s: bool(w),
+    "past": lambda w, s: w in WORDS["do_past"] or _is_past(w),  # was, did, didn't, went
+    "gerund": lambda w, s: w.endswith("ing") and len(w) > 4,
+    "participle": lambda w, s: _is_past(w, participle=True),
+    "event_past": lambda w, s: _is_past(w) and w not in WORDS["stative"] and is_event_verb(w),
+    "verb_like": lambda w, s: _looks_like_verb(w, s.plural),
+    "not_a_verb": lambda w, s: (
+        not re.match(r"^[a-z][\w-]*$", w) or (w in WORDS["not_names"] and not is_strong_verb(w))
+    ),
+}
+
+
+def _holds(test: str, word: str, subject: Subject) -> bool:
+    """Whether a verb-group test holds of `word`: a check, a word list or the word itself."""
+    if test.startswith("!"):
+        return not _holds(test[1:], word, subject)
+    if test in _CHECKS:
+        return _CHECKS[test](word, subject)
+    return word in WORDS[test] if test in WORDS else word == test
+
+
+def _fits(rule: dict[str, Any], said: dict[str, str], subject: Subject) -> bool:
+    """Whether each test of a verb-group rule holds (one of its alternatives)."""
+    tests = [(str(rule[k]).split(), word) for k, word in said.items() if k in rule]
+    return all(any(_holds(a, word, subject) for a in alts) for alts, word in tests)
+
+
 def _predicate(text: str, subject: Subject, words: list[str], i: int) -> Clause:
-    """The verb group after the subject: auxiliaries decide the tense."""
+    """The verb group after the subject, read by the first rule of memory_grammar.yaml that fits."""
     start = i
     while i < len(words) and is_adverb(words[i]):
         i += 1
-    aux, w, j = words[start:i], words[i].lower() if i < len(words) else "", i + 1
+    j = i + 1
     while j < len(words) and words[j].lower() in _SOFT:
         j += 1
-    after = words[j].lower() if j < len(words) else ""
+    at = {"verb": i, "next": j, "then": j + 1}
+    said = {k: words[n].lower() if n < len(words) else "" for k, n in at.items()}
+    said["subject"] = subject.kind
+    rule = next(r for r in table("memory_grammar")["verb_group"] if _fits(r, said, subject))
+    if "tense" not in rule:
+        return Clause(text, subject)  # no verb where one should be ("Grumpy as ever")
+    end, lemma = at[rule.get("end", "verb")], rule.get("lemma", "")
+    phrase = words[i] if rule.get("bare") else _join(words[start : end + 1])
+    past, _, other = rule["tense"].partition("/")
+    tense = past if not other or _holds("past", said["verb"], subject) else other
     negated = any(x.lower() in WORDS["negations"] or x.endswith("n't") for x in words[start:j])
-
-    def clause(end: int, lemma: str, tense: Tense, copula: bool = False) -> Clause:
-        phrase, rest = _join([*aux, *words[i : end + 1]]), _join(words[end + 1 :])
-        return Clause(text, subject, phrase, lemma, tense, negated, copula, rest)
-
-    if w in WORDS["future"] or (w == "going" and words[i + 1 : i + 2] == ["to"]):
-        return Clause(text, subject, words[i], "", "future", negated, rest=_join(words[i:]))
-    if w in WORDS["modals"]:
-        return Clause(text, subject, words[i], "", "modal", negated, rest=_join(words[i + 1 :]))
-    if w in _BE:
-        past = w in WORDS["be_past"]
-        if after == "going" and j + 1 < len(words) and words[j + 1].lower() == "to":
-            return clause(j + 1, "", "future")
-        if after.endswith("ing") and len(after) > 4:
-            return clause(j, _lemma(after), "past" if past else "progressive")
-        if _is_past(after) and after not in WORDS["stative"] and is_event_verb(after):
-            return clause(j, _lemma(after), "past" if past else "perfect")  # "was fired"
-        return clause(i, "be", "past" if past else "present", copula=True)
-    if w in WORDS["have"] and after == "got":  # "I've got a dog": having, not getting
-        return clause(j, "have", "present")
-    then = words[j + 1] if j + 1 < len(words) else ""
-    if w in WORDS["have"] and after == "been" and then.endswith("ing"):
-        return clause(j + 1, _lemma(then), "progressive")
-    if w in WORDS["have"] and after and (_is_past(after, participle=True) or after == "been"):
-        return clause(j, _lemma(after), "perfect")
-    if w in _DO and after:
-        return clause(j, _lemma(after), "past" if w in WORDS["do_past"] else "present")
-    if not re.match(r"^[a-z][\w-]*$", w) or (w in WORDS["not_names"] and not is_strong_verb(w)):
-        return Clause(text, subject)  # no verb where one should be ("he and …")
-    if subject.kind in ("name", "possessed") and not _looks_like_verb(w, subject.plural):
-        return Clause(text, subject)  # "Grumpy as ever": no verb, no clause
-    if w == "used" and after == "to" and j + 1 < len(words):
-        return clause(j + 1, _lemma(words[j + 1]), "past")
-    return clause(i, _lemma(w), "past" if _is_past(w) else "present")
+    rest = _join(words[at[rule["rest"]] if "rest" in rule else end + 1 :])
+    lemma = _lemma(said[lemma]) if lemma in at else lemma
+    return Clause(text, subject, phrase, lemma, tense, negated, rule.get("copula", False), rest)

@@ -51,6 +51,10 @@ def test_a_sentence_is_cut_where_a_subject_starts_a_new_clause(
         ("I've got two cats", "speaker", "have", "present"),
         ("I don't drive", "speaker", "drive", "present"),
         ("Carmen's sister was fired", "possessed", "fire", "past"),
+        ("I've been running a lot", "speaker", "run", "progressive"),
+        ("I used to live in Oslo", "speaker", "live", "past"),
+        ("We were moving house", "group", "move", "past"),
+        ("She has moved to Lyon", "pronoun", "move", "perfect"),
     ],
 )
 def test_subject_verb_and_tense(text: str, kind: str, lemma: str, tense: str) -> None:
