@@ -9,6 +9,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import cache
+from itertools import repeat
 from typing import Any, Literal
 
 from lemminflect import getInflection, getLemma
@@ -215,45 +216,26 @@ def split_clauses(sentence: str) -> list[str]:
 
 
 def _subject(words: list[str]) -> tuple[Subject, int]:
-    """The subject at the start of a clause and how many words it took."""
+    """The subject at the start of a clause (memory_grammar.yaml) and how many words it took."""
     first = words[0].lower() if words else ""
     if not first or (_is_past(first) and is_event_verb(first) and first not in WORDS["not_names"]):
         return Subject("none"), 0  # nothing, or "Lost my job …": a verb, the subject left out
-    for kind, text in (("speaker", "I"), ("group", "we"), ("listener", words[0])):
-        if first in WORDS[kind]:  # "I'm" is two words here: "I", "'m"
-            return Subject(kind, text, plural=kind == "group"), 1
-    if first in WORDS["possessives"]:
+    rules = table("memory_grammar")["subject"]
+    rule = next((r for r in rules if _shaped(r["shape"], words)), {"shape": [], "kind": "none"})
+    if rule.get("read") == "possessed":
         return _possessed(words)
-    if first in WORDS["pronouns"]:
-        return _compound(Subject("pronoun", first, plural=first == "they"), words, 1)
-    return _named(words) if _is_name(words[0]) else (Subject("none"), 0)
+    shaped = list(enumerate(words[: len(rule["shape"])]))
+    said = {f"w{k}": w for k, w in shaped} | {f"l{k}": w.lower() for k, w in shaped}
+    parts: dict[str, Any] = {
+        k: v.format(**said) if isinstance(v, str) else v for k, v in rule.items()
+    }
+    used = parts.pop("used", len(parts.pop("shape")))
+    return Subject(**parts), used
 
 
-def _named(words: list[str]) -> tuple[Subject, int]:
-    """ "Ngozi", "Carmen and I", "Carmen's highlight", "Anna Silva"."""
-    name, used = words[0], 1
-    if len(words) > 1 and _is_name(words[1]) and not _looks_like_verb(words[1]):
-        name, used = f"{name} {words[1]}", 2
-    rest = words[used:]
-    owned = len(rest) > 2 and rest[0] == "'s" and rest[1].isalpha() and rest[1].islower()
-    if owned and is_strong_verb(rest[2]):  # "Carmen's highlight was …", not "Carmen's great"
-        noun = rest[1].lower()
-        return Subject("possessed", f"{name}'s {noun}", noun=noun, owner=name), used + 2
-    return _compound(Subject("name", name, name=name), words, used)
-
-
-def _compound(subject: Subject, words: list[str], used: int) -> tuple[Subject, int]:
-    """ "Tom and I" (the speaker with Tom), "he and Priscilla" (two people)."""
-    if used + 1 >= len(words) or words[used].lower() != "and":
-        return subject, used
-    other = words[used + 1]
-    if other.lower() in ("i", "me"):
-        partner = subject.name or subject.text
-        return Subject("group", f"{subject.text} and I", partner=partner, plural=True), used + 2
-    if not _is_name(other):
-        return subject, used
-    text = f"{subject.text} and {other}"
-    return Subject(subject.kind, text, name=subject.name, partner=other, plural=True), used + 2
+def _shaped(shape: list[str], words: list[str]) -> bool:
+    """Whether the first words fit a subject's shape, one test a word."""
+    return len(words) >= len(shape) and all(map(_holds, shape, words, repeat(_NOBODY)))
 
 
 def _possessed(words: list[str]) -> tuple[Subject, int]:
@@ -293,6 +275,7 @@ def parse_clause(text: str) -> Clause:
     return _predicate(text, subject, words, used)
 
 
+_NOBODY = Subject("none")
 _CHECKS: dict[str, Callable[[str, Subject], bool]] = {
     "any": lambda w, s: bool(w),
     "past": lambda w, s: w in WORDS["do_past"] or _is_past(w),  # was, did, didn't, went
@@ -300,6 +283,9 @@ _CHECKS: dict[str, Callable[[str, Subject], bool]] = {
     "participle": lambda w, s: _is_past(w, participle=True),
     "event_past": lambda w, s: _is_past(w) and w not in WORDS["stative"] and is_event_verb(w),
     "verb_like": lambda w, s: _looks_like_verb(w, s.plural),
+    "proper": lambda w, s: _is_name(w),
+    "lowercase": lambda w, s: w.isalpha() and w.islower(),
+    "strong": lambda w, s: is_strong_verb(w),
     "not_a_verb": lambda w, s: (
         not re.match(r"^[a-z][\w-]*$", w) or (w in WORDS["not_names"] and not is_strong_verb(w))
     ),
@@ -307,18 +293,22 @@ _CHECKS: dict[str, Callable[[str, Subject], bool]] = {
 
 
 def _holds(test: str, word: str, subject: Subject) -> bool:
-    """Whether a verb-group test holds of `word`: a check, a word list or the word itself."""
+    """Whether a test holds of `word`: one of its alternatives, all its "&"-joined parts; each a
+    check, a word list or the word itself, "!" before it negating it."""
+    if " " in test:
+        return any(_holds(t, word, subject) for t in test.split())
+    if "&" in test:
+        return all(_holds(t, word, subject) for t in test.split("&"))
     if test.startswith("!"):
         return not _holds(test[1:], word, subject)
     if test in _CHECKS:
         return _CHECKS[test](word, subject)
-    return word in WORDS[test] if test in WORDS else word == test
+    return word.lower() in WORDS[test] if test in WORDS else word.lower() == test
 
 
 def _fits(rule: dict[str, Any], said: dict[str, str], subject: Subject) -> bool:
     """Whether each test of a verb-group rule holds (one of its alternatives)."""
-    tests = [(str(rule[k]).split(), word) for k, word in said.items() if k in rule]
-    return all(any(_holds(a, word, subject) for a in alts) for alts, word in tests)
+    return all(_holds(str(rule[k]), word, subject) for k, word in said.items() if k in rule)
 
 
 def _predicate(text: str, subject: Subject, words: list[str], i: int) -> Clause:

@@ -90,3 +90,18 @@ def test_verb_forms() -> None:
     ]
     assert all(is_event_verb(v) for v in ("went", "lost", "adopted", "moved", "bought", "quit"))
     assert not any(is_event_verb(v) for v in ("thought", "said", "felt", "wondered"))
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "words", "partner"),
+    [
+        ("He and Priscilla moved to Leeds", "pronoun", "he and Priscilla", "Priscilla"),
+        ("Tom and I went to Rome", "group", "Tom and I", "Tom"),
+        ("Anna Silva and Tom went hiking", "name", "Anna Silva and Tom", "Tom"),
+        ("Anna Silva's garden was flooded", "possessed", "Anna Silva's garden", ""),
+        ("They adopted a cat", "pronoun", "they", ""),
+    ],
+)
+def test_subjects_read_by_their_shape(text: str, kind: str, words: str, partner: str) -> None:
+    subject = parse_clause(text).subject
+    assert (subject.kind, subject.text, subject.partner) == (kind, words, partner)
