@@ -217,9 +217,6 @@ def split_clauses(sentence: str) -> list[str]:
 
 def _subject(words: list[str]) -> tuple[Subject, int]:
     """The subject at the start of a clause (memory_grammar.yaml) and how many words it took."""
-    first = words[0].lower() if words else ""
-    if not first or (_is_past(first) and is_event_verb(first) and first not in WORDS["not_names"]):
-        return Subject("none"), 0  # nothing, or "Lost my job …": a verb, the subject left out
     rules = table("memory_grammar")["subject"]
     rule = next((r for r in rules if _shaped(r["shape"], words)), {"shape": [], "kind": "none"})
     if rule.get("read") == "possessed":
@@ -269,7 +266,7 @@ def parse_clause(text: str) -> Clause:
     words = _words(text)
     subject, used = _subject(words)
     if subject.kind == "none":
-        if not (words and _is_past(words[0]) and is_event_verb(words[0])):
+        if not (words and _holds("event_form", words[0], subject)):
             return Clause(text, subject, tense="imperative" if words else "present")
         subject = Subject("speaker")  # "Lost my job yesterday": the speaker, left out
     return _predicate(text, subject, words, used)
@@ -278,6 +275,7 @@ def parse_clause(text: str) -> Clause:
 _NOBODY = Subject("none")
 _CHECKS: dict[str, Callable[[str, Subject], bool]] = {
     "any": lambda w, s: bool(w),
+    "event_form": lambda w, s: _is_past(w) and is_event_verb(w),  # lost, went, adopted
     "past": lambda w, s: w in WORDS["do_past"] or _is_past(w),  # was, did, didn't, went
     "gerund": lambda w, s: w.endswith("ing") and len(w) > 4,
     "participle": lambda w, s: _is_past(w, participle=True),
