@@ -272,6 +272,8 @@ def parse_clause(text: str) -> Clause:
     return _predicate(text, subject, words, used)
 
 
+# ----- the tests of memory_grammar.yaml's rules ------------------------------------------------
+
 _NOBODY = Subject("none")
 _CHECKS: dict[str, Callable[[str, Subject], bool]] = {
     "any": lambda w, s: bool(w),
