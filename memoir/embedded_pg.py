@@ -94,7 +94,7 @@ def _running_server(package: Any, pgdata: Path) -> Any:
                 server.ensure_postgres_running()
                 server.global_process_id_list.get_and_add(os.getpid())
             return server
-        except (subprocess.CalledProcessError, subprocess.TimeoutExpired) as error:
+        except (subprocess.SubprocessError, OSError) as error:  # OSError: its log unreadable
             if attempt == START_ATTEMPTS:
                 raise EmbeddedPostgresStartError(
                     f"the embedded Postgres in {pgdata} did not start ({error}); "

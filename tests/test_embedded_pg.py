@@ -21,3 +21,10 @@ def test_a_failed_start_raises_with_the_server_log(tmp_path: Path) -> None:
     message = str(raised.value)
     assert str(server.pgdata) in message
     assert "shared_buffers" in message  # the server's own complaint, from its log
+
+
+def test_a_cluster_that_cannot_be_created_raises_the_same_error(tmp_path: Path) -> None:
+    (tmp_path / "postgres").write_text("not a folder")
+
+    with pytest.raises(EmbeddedPostgresStartError, match="did not start"):
+        start_embedded_postgres(tmp_path)
