@@ -40,7 +40,7 @@ async def failing_view(harness: Harness, turn_id: str) -> TurnView:
         return view if view.last_error else None
 
     await harness.started(turn_id)
-    return await until(reported, f"{turn_id} to report its error", tries=120, every=0.1)
+    return await until(reported, f"{turn_id} to report its error", tries=400, every=0.1)
 
 
 @pytest.mark.parametrize(
