@@ -35,6 +35,13 @@ async def plan_for(
     return await make_plan(llm, plan_request(text, **kw), caps, prefs)
 
 
+async def reply_to_meeting(offline: Any, plan_request: Any, *feedback: Any) -> Plan:
+    """The plan for MEETING_EMAIL with only email connected, given this feedback."""
+    return await plan_for(
+        offline, plan_request, MEETING_EMAIL.body, ["email"], email=MEETING_EMAIL, feedback=feedback
+    )
+
+
 def _step(plan: Plan, capability: str) -> dict[str, Any]:
     return next(s.args for s in plan.steps if s.capability == capability)
 
@@ -100,19 +107,10 @@ async def test_the_prompt_shows_both_preference_texts(plan_request: Any) -> None
 async def test_feedback_on_a_draft_revises_it_instead_of_becoming_the_body(
     offline: OfflineChatModel, plan_request: Any
 ) -> None:
-    first = await plan_for(
-        offline, plan_request, MEETING_EMAIL.body, ["email"], email=MEETING_EMAIL
-    )
+    first = await reply_to_meeting(offline, plan_request)
     draft = _step(first, "email.send")["body"]
     feedback = approval_feedback("email.send", "Propose Thursday 3pm works, and keep it shorter")
-    revised = await plan_for(
-        offline,
-        plan_request,
-        MEETING_EMAIL.body,
-        ["email"],
-        email=MEETING_EMAIL,
-        feedback=[feedback],
-    )
+    revised = await reply_to_meeting(offline, plan_request, feedback)
     body = _step(revised, "email.send")["body"]
     assert "Thursday 3pm works for me." in body
     assert "shorter" not in body and "Propose" not in body
@@ -123,14 +121,8 @@ async def test_feedback_on_a_draft_revises_it_instead_of_becoming_the_body(
 async def test_respond_feedback_content_goes_into_the_reply(
     offline: OfflineChatModel, plan_request: Any
 ) -> None:
-    plan = await plan_for(
-        offline,
-        plan_request,
-        MEETING_EMAIL.body,
-        ["email"],
-        email=MEETING_EMAIL,
-        feedback=[respond_feedback("tell him Thursday 2pm works, and make it warmer")],
-    )
+    feedback = respond_feedback("tell him Thursday 2pm works, and make it warmer")
+    plan = await reply_to_meeting(offline, plan_request, feedback)
     body = _step(plan, "email.send")["body"]
     assert "Thursday 2pm works." in body and "I hope you're doing well!" in body
     assert "warmer" not in body
@@ -140,14 +132,7 @@ async def test_feedback_is_cut_into_clauses_as_the_preference_learner_cuts_it(
     offline: OfflineChatModel, plan_request: Any
 ) -> None:
     feedback = respond_feedback("say Thursday works, and please keep it short")
-    plan = await plan_for(
-        offline,
-        plan_request,
-        MEETING_EMAIL.body,
-        ["email"],
-        email=MEETING_EMAIL,
-        feedback=[feedback],
-    )
+    plan = await reply_to_meeting(offline, plan_request, feedback)
     body = _step(plan, "email.send")["body"]
     assert "Thursday works." in body and "keep it short" not in body
     assert "“please keep it short” changes the style" in plan.reasoning
@@ -178,7 +163,7 @@ async def test_a_meeting_request_with_a_time_checks_the_calendar_and_proposes_th
 async def test_without_the_calendar_a_meeting_request_gets_a_reply(
     offline: OfflineChatModel, plan_request: Any
 ) -> None:
-    plan = await plan_for(offline, plan_request, MEETING_EMAIL.body, ["email"], email=MEETING_EMAIL)
+    plan = await reply_to_meeting(offline, plan_request)
     assert [s.capability for s in plan.steps] == ["email.send"]
 
 
