@@ -1,7 +1,10 @@
 """Embedders: the bundled local model, cosine, the factory."""
 
 import math
+import threading
+from concurrent.futures import ThreadPoolExecutor
 
+import numpy as np
 import pytest
 
 from memoir.embeddings import (
@@ -10,6 +13,7 @@ from memoir.embeddings import (
     EmbeddingConfigError,
     LocalEmbedder,
     RecentVectors,
+    SharedCalls,
     cosine,
     get_embedder,
 )
@@ -89,3 +93,74 @@ def test_a_remembered_vector_equals_a_fresh_one(embedder: LocalEmbedder) -> None
     fresh = LocalEmbedder().embed(["Luna is three."])
     embedder.embed(["Luna is three."])
     assert embedder.embed(["Luna is three."]) == fresh
+
+
+class HeldModel(CountingModel):
+    """A `CountingModel` whose first call waits until `release` is set (a call in progress)."""
+
+    def __init__(self, fails: bool = False) -> None:
+        super().__init__()
+        self.calls: list[list[str]] = []
+        self.started, self.release, self.fails = threading.Event(), threading.Event(), fails
+
+    def __call__(self, texts: list[str]) -> list[list[float]]:
+        self.calls.append(list(texts))
+        if len(self.calls) == 1:
+            self.started.set()
+            assert self.release.wait(10)
+            if self.fails:
+                raise RuntimeError("the model failed")
+        return super().__call__(texts)
+
+
+def _queue_behind_first_call(shared: SharedCalls, model: HeldModel, later: list[list[str]]) -> list:
+    """Start a call of ["first"], then `later`'s callers while it runs; release it; futures."""
+    pool = ThreadPoolExecutor(max_workers=1 + len(later))
+    first = pool.submit(shared.embed, ["first"])
+    assert model.started.wait(10)
+    futures = [first] + [pool.submit(shared.embed, texts) for texts in later]
+    while len(shared._waiting) < len(later):  # the later callers are queued
+        threading.Event().wait(0.01)
+    model.release.set()
+    pool.shutdown(wait=True)
+    return futures
+
+
+def test_callers_arriving_during_a_call_share_the_next_one() -> None:
+    model = HeldModel()
+    shared = SharedCalls(model)
+    futures = _queue_behind_first_call(shared, model, [["ab"], ["abcd", "abcdefgh"]])
+    assert len(model.calls) == 2
+    assert sorted(model.calls[1]) == ["ab", "abcd", "abcdefgh"]
+    assert futures[0].result().tolist() == [[5.0, 1.0]]
+    assert futures[1].result().tolist() == [[2.0, 1.0]]
+    assert futures[2].result().tolist() == [[4.0, 1.0], [8.0, 1.0]]
+
+
+def test_a_failed_call_raises_in_its_caller_and_the_next_call_still_runs() -> None:
+    model = HeldModel(fails=True)
+    shared = SharedCalls(model)
+    futures = _queue_behind_first_call(shared, model, [["ab"]])
+    with pytest.raises(RuntimeError, match="the model failed"):
+        futures[0].result()
+    assert futures[1].result().tolist() == [[2.0, 1.0]]
+
+
+def test_a_large_request_does_not_wait_for_a_call_in_progress() -> None:
+    model = HeldModel()
+    shared = SharedCalls(model, max_texts=2)
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        first = pool.submit(shared.embed, ["first"])
+        assert model.started.wait(10)
+        assert shared.embed(["a", "bb", "ccc"]).tolist() == [[1.0, 1.0], [2.0, 1.0], [3.0, 1.0]]
+        model.release.set()
+        assert first.result().tolist() == [[5.0, 1.0]]
+
+
+def test_concurrent_callers_get_the_vectors_of_their_own_texts(embedder: LocalEmbedder) -> None:
+    texts = [f"Message number {i} about {topic}" for i, topic in enumerate("abcdefghijkl")]
+    alone = [LocalEmbedder().embed([t])[0] for t in texts]
+    shared = LocalEmbedder()
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        together = list(pool.map(lambda t: shared.embed([t])[0], texts))
+    assert np.allclose(np.array(together), np.array(alone), atol=1e-5)
