@@ -14,8 +14,8 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 
+from memoir.emails import email_address, normalize_subject
 from memoir.llm import offline_triage as rules
-from memoir.llm._text import email_address, normalize_subject
 from memoir.llm.offline_triage import TriageEmail
 from memoir.llm.prompts import normalize_decision
 from memoir.models import Classification, EmailMessage

@@ -18,7 +18,6 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 
 from memoir.lessons import Lesson, add_lesson, has_lesson, lesson_for_decision
-from memoir.llm._text import loads_object
 from memoir.llm.offline_preferences import update_preferences_offline
 from memoir.llm.prompts import (
     DECISION_MESSAGES,
@@ -30,6 +29,7 @@ from memoir.llm.prompts import (
 )
 from memoir.llm.providers import ask
 from memoir.models import EmailMessage, PreferenceNamespace, PreferenceUpdate, UserPreferences
+from memoir.text import loads_object
 
 __all__ = [
     "NAMESPACE_FOR_DECISION",

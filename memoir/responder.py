@@ -17,7 +17,6 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, Field
 
-from memoir.llm._text import second_person
 from memoir.llm.offline_writer import write_reply_offline
 from memoir.llm.prompts import (
     NONE,
@@ -29,6 +28,7 @@ from memoir.llm.prompts import (
 )
 from memoir.llm.providers import write
 from memoir.models import Classification, ExecutionResult, PlanStep, ReplyRequest
+from memoir.text import second_person
 
 __all__ = [
     "ResultLine",

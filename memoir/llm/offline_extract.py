@@ -24,8 +24,6 @@ import numpy as np
 from memoir.embeddings import Embedder
 from memoir.llm import offline_clauses as grammar
 from memoir.llm import tables
-from memoir.llm._text import sentence as said_as_sentence
-from memoir.llm._text import swap_words
 from memoir.llm.offline_clauses import WORDS, Clause, pattern
 from memoir.llm.offline_facts import FACTS, Fact, extract_facts, sentences
 from memoir.llm.tables import Examples
@@ -33,6 +31,8 @@ from memoir.memory.requests import TurnMemoryRequest
 from memoir.memory.schemas import MemoryCandidate
 from memoir.memory.speakers import split_speaker
 from memoir.memory.timephrases import TimeFilter, span_phrase, time_filter
+from memoir.text import sentence as said_as_sentence
+from memoir.text import swap_words
 from memoir.timeparse import find_time_phrases
 
 MAX_MEMORIES = 6  # per message

@@ -13,8 +13,8 @@ from itertools import takewhile
 from typing import Any
 
 from memoir.llm import tables
-from memoir.llm._text import swap_words
 from memoir.llm.offline_clauses import WORDS, entries, lines
+from memoir.text import swap_words
 
 I = re.I  # noqa: E741
 Entities = tuple[dict[str, tuple[str, str]], str | None]  # name → (pet | person, noun); the last

@@ -11,11 +11,9 @@ import re
 
 from memoir.embeddings import Embedder
 from memoir.llm import tables
-from memoir.llm._text import second_person
 from memoir.llm.offline_clauses import WORDS, gerund, parse_clause
 from memoir.llm.offline_extract import Reading, read_message
 from memoir.llm.offline_facts import FACTS, Fact, content_words, read_summary, render, rules
-from memoir.llm.prompts import one_line
 from memoir.memory.requests import (
     ComposeRequest,
     EpisodeRequest,
@@ -34,6 +32,7 @@ from memoir.memory.schemas import (
 )
 from memoir.memory.speakers import split_speaker
 from memoir.memory.timephrases import asks_for_recap
+from memoir.text import one_line, second_person
 from memoir.timeparse import strip_when
 
 _READ: dict[tuple[str, int], Reading] = {}

@@ -15,8 +15,8 @@ from datetime import datetime, timedelta
 from functools import cache
 from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
+from memoir.emails import email_address, first_name, normalize_subject
 from memoir.embeddings import Embedder
-from memoir.llm._text import email_address, first_name, normalize_subject, sentence, to_first_person
 from memoir.llm.offline_preferences import (
     WEEKDAYS,
     clauses,
@@ -27,6 +27,7 @@ from memoir.llm.offline_preferences import (
 from memoir.llm.tables import Examples, table
 from memoir.models import EmailMessage, LatestAction, Plan, PlanStep
 from memoir.models.plan import missing_capabilities
+from memoir.text import sentence, to_first_person
 from memoir.timeparse import find_time_phrases, parse_when, strip_when
 
 if TYPE_CHECKING:

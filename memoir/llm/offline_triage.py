@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
+from memoir.emails import email_address
 from memoir.embeddings import Embedder
 from memoir.llm import tables
-from memoir.llm._text import email_address
 from memoir.models import Classification, TriageDecision
 
 if TYPE_CHECKING:

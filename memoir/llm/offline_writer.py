@@ -16,10 +16,11 @@ from typing import TYPE_CHECKING, Any
 from langchain_core.messages import BaseMessage
 
 from memoir.embeddings import Embedder
-from memoir.llm._text import human_texts, sentence
+from memoir.llm._text import human_texts
 from memoir.llm.offline_facts import extract_facts
 from memoir.llm.offline_preferences import read_response_style
 from memoir.llm.tables import table
+from memoir.text import sentence
 
 if TYPE_CHECKING:
     from memoir.drafting import DraftKind, DraftRequest, DraftSections

@@ -17,6 +17,7 @@ from typing import Any
 
 from memoir.llm.tables import table
 from memoir.models import EmailMessage, LatestAction, RecentMessage
+from memoir.text import one_line
 
 _TEXTS: dict[str, Any] = table("prompts")
 
@@ -73,12 +74,6 @@ def clarification_feedback(answer: str) -> str:
 def approval_feedback(action: str, feedback: str) -> str:
     """Feedback line for an Agent Inbox `response` on an approval (e.g. on email.send)."""
     return _TEXTS["approval_feedback"].format(action=action, feedback=feedback.strip())
-
-
-def one_line(text: str, limit: int = 300) -> str:
-    """`text` on one line, at most `limit` characters."""
-    flat = re.sub(r"\s+", " ", text).strip()
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
 def render_bullets(items: Iterable[str]) -> str:

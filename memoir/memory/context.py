@@ -24,7 +24,6 @@ from functools import partial
 from zoneinfo import ZoneInfo
 
 from memoir.embeddings import Embedder
-from memoir.llm.prompts import one_line
 from memoir.memory.context_items import RECORD, ContextItem
 from memoir.memory.events import MEMORY_SEARCH, EventLog
 from memoir.memory.llm_calls import embed_one
@@ -36,6 +35,7 @@ from memoir.models import TurnRequest
 from memoir.settings import Settings
 from memoir.stores.memories import MemoryStore
 from memoir.stores.messages import MessageRecord, MessageRecordStore
+from memoir.text import one_line
 
 __all__ = [
     "BULLET_CHARS",

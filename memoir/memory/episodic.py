@@ -32,9 +32,7 @@ from zoneinfo import ZoneInfo
 from langchain_core.language_models import BaseChatModel
 
 from memoir.embeddings import Embedder
-from memoir.llm._text import second_person
 from memoir.llm.offline_memory import episodic_offline
-from memoir.llm.prompts import one_line
 from memoir.memory.episodic_state import (
     EpisodicState,
     EpisodicStateStore,
@@ -57,6 +55,7 @@ from memoir.memory.timephrases import asks_for_recap
 from memoir.models import ExecutionResult, RecentMessage, RememberRequest
 from memoir.settings import Settings
 from memoir.stores.memories import MemoryStore
+from memoir.text import one_line, second_person
 
 __all__ = [
     "EPISODE_CATEGORY",

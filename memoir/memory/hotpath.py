@@ -38,7 +38,7 @@ from memoir.llm.offline_memory import (
     gate_offline,
     same_fact_offline,
 )
-from memoir.llm.prompts import USER_SPEAKER, one_line
+from memoir.llm.prompts import USER_SPEAKER
 from memoir.memory.events import (
     MEMORY_CREATE,
     MEMORY_DECIDE,
@@ -78,6 +78,7 @@ from memoir.models import Channel, TurnRequest
 from memoir.settings import Settings
 from memoir.stores.memories import UNSET, DuplicateMemoryKeyError, MemoryStore
 from memoir.stores.user_context import UserContextStore, profile_line
+from memoir.text import one_line
 
 __all__ = [
     "MAX_CANDIDATES",

@@ -11,8 +11,8 @@ from collections.abc import Callable
 
 from memoir.embeddings import Embedder
 from memoir.knowledge.store import KbHit, KnowledgeStore
-from memoir.llm.prompts import one_line
 from memoir.models import ExecuteRequest, ExecutionResult, ResolveRequest, StepResolution
+from memoir.text import one_line
 from memoir.tools.base import failure
 
 DEFAULT_TOP_K = 3
