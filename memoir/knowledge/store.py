@@ -15,7 +15,7 @@ from typing import Literal
 
 from memoir.db import Pool
 from memoir.knowledge.chunking import Chunk
-from memoir.vectors.pgvector import DEFAULT_EF_SEARCH, EF_SEARCH_MAX, vector_literal
+from memoir.vectors.pgvector import DEFAULT_EF_SEARCH, ef_search_for, nearest_rows, vector_literal
 
 AddOutcome = Literal["added", "replaced", "unchanged"]
 
@@ -162,21 +162,15 @@ class KnowledgeStore:
     async def search(self, user_id: str, embedding: Sequence[float], top_k: int = 3) -> list[KbHit]:
         """The user's `top_k` chunks nearest to `embedding` (cosine), best first."""
         vector = vector_literal(embedding)
-        ef_search = max(1, min(EF_SEARCH_MAX, max(self.ef_search, 2 * top_k)))
-        async with self.pool.connection() as conn, conn.transaction():
-            await conn.execute(
-                "SELECT set_config('hnsw.ef_search', %s, true),"
-                " set_config('hnsw.iterative_scan', 'strict_order', true)",
-                (str(ef_search),),
-            )
-            cur = await conn.execute(
-                "SELECT c.chunk_id, c.document_id, d.title, c.heading, c.ordinal, c.text,"
-                " 1 - (c.embedding <=> %s::vector) AS score"
-                " FROM kb_chunks c JOIN kb_documents d ON d.document_id = c.document_id"
-                " WHERE c.user_id = %s ORDER BY c.embedding <=> %s::vector LIMIT %s",
-                (vector, user_id, vector, top_k),
-            )
-            rows = await cur.fetchall()
+        rows = await nearest_rows(
+            self.pool,
+            ef_search_for(self.ef_search, top_k),
+            "SELECT c.chunk_id, c.document_id, d.title, c.heading, c.ordinal, c.text,"
+            " 1 - (c.embedding <=> %s::vector) AS score"
+            " FROM kb_chunks c JOIN kb_documents d ON d.document_id = c.document_id"
+            " WHERE c.user_id = %s ORDER BY c.embedding <=> %s::vector LIMIT %s",
+            (vector, user_id, vector, top_k),
+        )
         return [
             KbHit(
                 chunk_id=str(r["chunk_id"]),

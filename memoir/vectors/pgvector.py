@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import json
 import math
+import weakref
 from collections.abc import Mapping, Sequence
 from datetime import date
 from typing import Any
 
 from psycopg import sql
+from psycopg.rows import DictRow
 
 from memoir.db import Connection, Pool
 from memoir.memory.models import VectorHit
@@ -43,6 +45,40 @@ _COMPARISONS = {
     "$lt": "<",
     "$lte": "<=",
 }
+
+
+# Connections whose session already carries the default HNSW settings (see `nearest_rows`).
+_SESSION_HNSW_SET: weakref.WeakSet[Connection] = weakref.WeakSet()
+_SET_HNSW = (
+    "SELECT set_config('hnsw.ef_search', %s, {local}),"
+    " set_config('hnsw.iterative_scan', 'strict_order', {local})"
+)
+
+
+def ef_search_for(ef_search: int, top_k: int) -> int:
+    """The `hnsw.ef_search` for a query of `top_k` results: at least `ef_search`, at least
+    twice `top_k`, within pgvector's bounds."""
+    return max(1, min(EF_SEARCH_MAX, max(ef_search, 2 * top_k)))
+
+
+async def nearest_rows(
+    pool: Pool, ef_search: int, query: sql.Composed | str, params: Sequence[Any]
+) -> list[DictRow]:
+    """The rows of an HNSW query run with `hnsw.ef_search = ef_search` and iterative scans in
+    strict order (so a user or metadata filter that drops candidates still yields `LIMIT` rows).
+
+    `DEFAULT_EF_SEARCH` is set once per connection, for its session: such a query is one round
+    trip. Another value is set for the query's transaction only (BEGIN, SET, the query,
+    COMMIT: four round trips, as every query took before)."""
+    async with pool.connection() as conn:
+        if ef_search != DEFAULT_EF_SEARCH:
+            async with conn.transaction():
+                await conn.execute(_SET_HNSW.format(local="true"), (str(ef_search),))
+                return await (await conn.execute(query, params)).fetchall()
+        if conn not in _SESSION_HNSW_SET:
+            await conn.execute(_SET_HNSW.format(local="false"), (str(DEFAULT_EF_SEARCH),))
+            _SESSION_HNSW_SET.add(conn)
+        return await (await conn.execute(query, params)).fetchall()
 
 
 class MissingMemoryError(LookupError):
@@ -154,7 +190,7 @@ class PgVectorStore:
 
     def ef_search_for(self, top_k: int) -> int:
         """The `hnsw.ef_search` used for a query of `top_k` results."""
-        return max(1, min(EF_SEARCH_MAX, max(self.ef_search, 2 * top_k)))
+        return ef_search_for(self.ef_search, top_k)
 
     async def upsert(
         self, user_id: str, items: Sequence[tuple[str, Sequence[float], dict[str, Any]]]
@@ -228,16 +264,7 @@ class PgVectorStore:
             " FROM memory_vectors WHERE user_id = %s AND {where}"
             " ORDER BY embedding <=> %s::vector LIMIT %s"
         ).format(columns=columns, where=where)
-        async with self.pool.connection() as conn, conn.transaction():
-            # Transaction-local: a larger candidate list for recall, and iterative scans so a
-            # user or metadata filter that drops candidates still yields top_k rows.
-            await conn.execute(
-                "SELECT set_config('hnsw.ef_search', %s, true),"
-                " set_config('hnsw.iterative_scan', 'strict_order', true)",
-                (str(self.ef_search_for(top_k)),),
-            )
-            cur = await conn.execute(query, params)
-            rows = await cur.fetchall()
+        rows = await nearest_rows(self.pool, self.ef_search_for(top_k), query, params)
         return [_hit(row) for row in rows]
 
     async def update_metadata(self, user_id: str, memory_id: str, metadata: dict[str, Any]) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memoir.db import Pool
+from memoir.db import Pool, open_pool
 from memoir.memory.models import MemoryKind
 from memoir.stores import Stores
 from memoir.vectors.pgvector import (
@@ -13,6 +13,7 @@ from memoir.vectors.pgvector import (
     MissingMemoryError,
     PgVectorStore,
     filter_sql,
+    nearest_rows,
 )
 from tests.vectors.conftest import Put, VectorStoreContract, ids, key, meta, unit
 
@@ -111,6 +112,33 @@ async def test_update_metadata_changes_pinned_without_the_embedding(
     await store.update_metadata(user, key("m_pin", user), {"pinned": True})
     hits = await store.query(user, unit(0), top_k=1, filter={"pinned": True})
     assert ids(hits) == ["m_pin"] and hits[0].score == pytest.approx(1.0)
+
+
+HNSW_SETTINGS = (
+    "SELECT current_setting('hnsw.ef_search') AS ef_search,"
+    " current_setting('hnsw.iterative_scan') AS iterative_scan"
+)
+
+
+async def test_a_default_search_runs_with_the_stores_hnsw_settings(database_url: str) -> None:
+    one = await open_pool(database_url, min_size=1, max_size=1)
+    try:
+        rows = await nearest_rows(one, DEFAULT_EF_SEARCH, HNSW_SETTINGS, ())
+    finally:
+        await one.close()
+    assert rows == [{"ef_search": str(DEFAULT_EF_SEARCH), "iterative_scan": "strict_order"}]
+
+
+async def test_another_ef_search_holds_for_its_own_query_only(database_url: str) -> None:
+    one = await open_pool(database_url, min_size=1, max_size=1)
+    try:
+        await nearest_rows(one, DEFAULT_EF_SEARCH, HNSW_SETTINGS, ())
+        wider = await nearest_rows(one, 600, HNSW_SETTINGS, ())
+        after = await nearest_rows(one, DEFAULT_EF_SEARCH, HNSW_SETTINGS, ())
+    finally:
+        await one.close()
+    assert wider == [{"ef_search": "600", "iterative_scan": "strict_order"}]
+    assert after == [{"ef_search": str(DEFAULT_EF_SEARCH), "iterative_scan": "strict_order"}]
 
 
 def test_ef_search_grows_with_top_k_within_pgvectors_bounds(pool: Pool) -> None:
