@@ -383,7 +383,7 @@ class OfflinePlanner:
         parts = dict(drafts["default"], thanks=thanks)
         for tone in (style.tone or "").split(" and "):
             parts.update(drafts["tones"].get(tone, {}))
-        greeting = (style.greeting or parts["greeting"]).replace("<name>", who).format(who=who)
+        greeting = (style.greeting or parts["greeting"]).replace("<name>", who)
         sign_off = style.sign_off or parts["sign_off"]
         if sign_off.endswith(","):  # "Best regards," and the name; "Cheers, Ana" on two lines
             sign_off = f"{sign_off}\n{self.req.name}".strip()

@@ -62,6 +62,16 @@ async def test_email_drafts_follow_the_sign_off_and_tone(
     assert _step(chat, "email.send")["body"].endswith("Cheers,\nSam")
 
 
+async def test_a_greeting_preference_is_written_as_the_person_wrote_it(
+    offline: OfflineChatModel, plan_request: Any
+) -> None:
+    prefs = {"response_preferences": 'Start emails with "Hey {team} <name>,".'}
+    reply = await plan_for(
+        offline, plan_request, QUESTION_EMAIL.body, ["email"], prefs, email=QUESTION_EMAIL
+    )
+    assert _step(reply, "email.send")["body"].startswith("Hey {team} Dan,\n\n")
+
+
 async def test_schedule_follows_meeting_length_hours_days_and_attendees(
     offline: OfflineChatModel, plan_request: Any
 ) -> None:
