@@ -133,6 +133,23 @@ async def test_schedule_a_meeting_plans_calendar_schedule_needing_approval(
     assert plan.needs_approval
 
 
+async def test_am_i_free_checks_the_calendar_over_the_day_asked_about(
+    offline: OfflineChatModel, plan_request: Any
+) -> None:
+    plan = await plan_for(offline, plan_request, "am I free tomorrow afternoon?")
+    capability, args = only_step(plan)
+    assert capability == "calendar.availability" and not plan.needs_approval
+    assert datetime.fromisoformat(args["start"]) == datetime(2025, 1, 16, tzinfo=PARIS)
+    assert datetime.fromisoformat(args["end"]) == datetime(2025, 1, 17, tzinfo=PARIS)
+
+
+async def test_a_calendar_check_for_today_starts_now(
+    offline: OfflineChatModel, plan_request: Any
+) -> None:
+    _capability, args = only_step(await plan_for(offline, plan_request, "what's on for today"))
+    assert datetime.fromisoformat(args["start"]) == datetime(2025, 1, 15, 10, 30, tzinfo=PARIS)
+
+
 async def test_move_a_meeting_plans_calendar_update_needing_approval(
     offline: OfflineChatModel, plan_request: Any
 ) -> None:
