@@ -431,7 +431,8 @@ def check_embedder() -> Check:
     started = time.monotonic()
     try:
         with _hub_offline():
-            vectors = LocalEmbedder().embed(["Memoir checks that its embedder loads offline."])
+            embedder = LocalEmbedder()
+            vectors = embedder.embed(["Memoir checks that its embedder loads offline."])
     except ImportError as error:
         return fail("embedder", _first_line(error), f"pip install -e . (missing: {error.name})")
     except Exception as error:
@@ -441,10 +442,11 @@ def check_embedder() -> Check:
     if dim != LOCAL_EMBEDDING_DIM:
         detail = f"{dim} dimensions, expected {LOCAL_EMBEDDING_DIM}"
         return fail("embedder", detail, _reinstall(EMBEDDER_PACKAGE))
-    return ok(
-        "embedder",
-        f"all-MiniLM-L6-v2 loaded offline, one sentence in {took:.1f} s: {dim} dimensions",
-    )
+    loaded = f"all-MiniLM-L6-v2 loaded offline, one sentence in {took:.1f} s: {dim} dimensions"
+    if not embedder.traced:
+        fix = "see the log's warning about tracing; embeddings work, with more CPU per message"
+        return warn("embedder", f"{loaded}; runs eagerly, not as a traced graph", fix)
+    return ok("embedder", f"{loaded}, as a traced graph")
 
 
 # ----- running and reporting -----

@@ -181,3 +181,17 @@ def test_the_json_option_prints_every_check_as_json_on_stdout() -> None:
     assert {"name", "status", "detail", "fix"} == set(checks[0])
     assert {c["status"] for c in checks} <= {"ok", "warn"}
     assert "✔ python" in result.stderr
+
+
+def test_the_embedder_check_says_the_model_runs_as_a_traced_graph() -> None:
+    result = doctor.check_embedder()
+
+    assert result.status == "ok" and "traced graph" in result.detail
+
+
+def test_an_embedder_that_runs_eagerly_is_a_warning(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(doctor.LocalEmbedder, "traced", property(lambda self: False))
+
+    result = doctor.check_embedder()
+
+    assert result.status == "warn" and "runs eagerly" in result.detail
