@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from langchain_core.messages import BaseMessage, HumanMessage
+from langchain_core.messages import BaseMessage
 
 
 def message_text(message: BaseMessage) -> str:
@@ -12,8 +12,3 @@ def message_text(message: BaseMessage) -> str:
         return content
     texts = [block if isinstance(block, str) else block.get("text") for block in content]
     return "\n".join(text for text in texts if isinstance(text, str))
-
-
-def human_texts(messages: list[BaseMessage]) -> list[str]:
-    """The text of every human message, in order."""
-    return [message_text(m) for m in messages if isinstance(m, HumanMessage)]

@@ -14,19 +14,9 @@ from typing import Any, Literal
 
 from lemminflect import getInflection, getLemma
 
-from memoir.llm.tables import table
+from memoir.llm.tables import entries, lines, table
 
 Tense = Literal["past", "present", "perfect", "progressive", "future", "modal", "imperative"]
-
-
-def entries(text: str) -> list[str]:
-    """The entries of a word list: "|"-separated when it holds a "|", else space-separated."""
-    return [" ".join(p.split()) for p in (text.split("|") if "|" in text else text.split())]
-
-
-def lines(block: str) -> list[str]:
-    """The non-empty lines of a block, stripped (a table's patterns: one a line)."""
-    return [line.strip() for line in block.splitlines() if line.strip()]
 
 
 # memory_words.yaml: a string is a set of entries ("|"- or space-separated), maps stay
@@ -101,14 +91,10 @@ def _is_past(word: str, participle: bool = False) -> bool:
     return w.isalpha() and any(w in getInflection(_lemma(w), tag) for tag in tags)
 
 
-def is_event_verb(word: str) -> bool:
-    """Whether a verb form (went, adopted, started) is of an event verb."""
-    return bool({word.lower(), _lemma(word)} & WORDS["event_verbs"])
-
-
-def is_opinion_verb(word: str) -> bool:
-    """Whether a verb form (think, guessed, hope) is about the speaker's mind or the talk."""
-    return bool({word.lower(), _lemma(word)} & WORDS["opinion_verbs"])
+def is_verb_of(word: str, kind: str) -> bool:
+    """Whether a verb form, as written or by its lemma, is one of a verb list: event_verbs
+    (went, adopted, started), opinion_verbs (think, guessed, hope: the speaker's mind, the talk)."""
+    return bool({word.lower(), _lemma(word)} & WORDS[kind])
 
 
 def past_form(word: str) -> str:
@@ -277,11 +263,13 @@ def parse_clause(text: str) -> Clause:
 _NOBODY = Subject("none")
 _CHECKS: dict[str, Callable[[str, Subject], bool]] = {
     "any": lambda w, s: bool(w),
-    "event_form": lambda w, s: _is_past(w) and is_event_verb(w),  # lost, went, adopted
+    "event_form": lambda w, s: _is_past(w) and is_verb_of(w, "event_verbs"),  # lost, went, adopted
     "past": lambda w, s: w in WORDS["do_past"] or _is_past(w),  # was, did, didn't, went
     "gerund": lambda w, s: w.endswith("ing") and len(w) > 4,
     "participle": lambda w, s: _is_past(w, participle=True),
-    "event_past": lambda w, s: _is_past(w) and w not in WORDS["stative"] and is_event_verb(w),
+    "event_past": lambda w, s: (
+        _is_past(w) and w not in WORDS["stative"] and is_verb_of(w, "event_verbs")
+    ),
     "verb_like": lambda w, s: _looks_like_verb(w, s.plural),
     "proper": lambda w, s: _is_name(w),
     "lowercase": lambda w, s: w.isalpha() and w.islower(),

@@ -160,12 +160,12 @@ def _read_clause(text: str, ctx: Reading, quoted: str) -> None:
         if clause.subject.kind == "listener" and not keyed:
             ctx.notes.append(f"{quoted} speaks to the listener (encouragement, small talk).")
         return
-    if past and not clause.copula and not grammar.is_opinion_verb(clause.lemma):
+    if past and not clause.copula and not grammar.is_verb_of(clause.lemma, "opinion_verbs"):
         found = _event(clause, subject, ctx)  # a past act: an event, sure when its verb is one
     else:
         found = _attribute(clause, subject, ctx)
     if found is not None and (found.date_iso is not None or not keyed):  # else a keyed fact says it
-        sure = not past or grammar.is_event_verb(clause.lemma)
+        sure = not past or grammar.is_verb_of(clause.lemma, "event_verbs")
         ctx.proposals.append(_Proposal(found, _END.split(text, maxsplit=1)[0], quoted, sure))
 
 
@@ -323,7 +323,7 @@ def _event(clause: Clause, subject: str, ctx: Reading) -> MemoryCandidate | None
 
 def _attribute(clause: Clause, subject: str, ctx: Reading) -> MemoryCandidate | None:
     """A lasting statement about the subject; None for talk or a passing state ("I'm tired")."""
-    opinion = grammar.is_opinion_verb(clause.lemma)
+    opinion = grammar.is_verb_of(clause.lemma, "opinion_verbs")
     if not clause.lemma or opinion or (clause.tense == "past" and not clause.copula):
         return None
     rest = _object(clause, ctx, None)

@@ -13,7 +13,8 @@ from itertools import takewhile
 from typing import Any
 
 from memoir.llm import tables
-from memoir.llm.offline_clauses import WORDS, entries, lines
+from memoir.llm.offline_clauses import WORDS
+from memoir.llm.tables import entries, lines
 from memoir.text import swap_words
 
 I = re.I  # noqa: E741

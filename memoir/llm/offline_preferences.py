@@ -23,7 +23,7 @@ from pydantic import BaseModel, Field
 
 from memoir import lessons  # a module: memoir.lessons imports memoir.llm in turn
 from memoir.embeddings import Embedder
-from memoir.llm.tables import Examples, table
+from memoir.llm.tables import Examples, lines, table
 from memoir.models import UserPreferences
 
 if TYPE_CHECKING:
@@ -240,23 +240,19 @@ def learn_from_feedback(feedback: str, namespace: str, embedder: Embedder) -> li
     return learned
 
 
-def _lines(body: str) -> list[str]:
-    return [line.strip() for line in body.splitlines() if line.strip()]
-
-
 def _signoff(body: str) -> str:
     """The closing of a body: "Best,\nAna" → "Best, Ana"; a short last line that is no
     sentence ("Cheers, Ana"); else none."""
-    lines = _lines(body)
-    if len(lines) >= 3 and lines[-2].endswith(",") and len(lines[-1].split()) <= 3:
-        return f"{lines[-2]} {lines[-1]}"
-    short = len(lines) >= 2 and len(lines[-1].split()) <= 4
-    return lines[-1] if short and re.match(r"[A-Z][^.!?:]*$", lines[-1]) else ""
+    said = lines(body)
+    if len(said) >= 3 and said[-2].endswith(",") and len(said[-1].split()) <= 3:
+        return f"{said[-2]} {said[-1]}"
+    short = len(said) >= 2 and len(said[-1].split()) <= 4
+    return said[-1] if short and re.match(r"[A-Z][^.!?:]*$", said[-1]) else ""
 
 
 def _greeting(body: str) -> str:
     """The opening line with the recipient's name as <name>: "Hey Dan," → "Hey <name>,"."""
-    first = (_lines(body) or [""])[0]
+    first = (lines(body) or [""])[0]
     if len(first.split()) > 4 or not re.match(r"(?:hi|hello|hey|dear|good \w+)\b.*,$", first, re.I):
         return ""
     return re.sub(r"^(hi|hello|hey|dear|good \w+)\s+[\w.'-]+", r"\1 <name>", first, flags=re.I)

@@ -13,10 +13,10 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from langchain_core.messages import BaseMessage
+from langchain_core.messages import BaseMessage, HumanMessage
 
 from memoir.embeddings import Embedder
-from memoir.llm._text import human_texts
+from memoir.llm._text import message_text
 from memoir.llm.offline_facts import extract_facts
 from memoir.llm.offline_preferences import read_response_style
 from memoir.llm.tables import table
@@ -125,7 +125,7 @@ def write_reply_offline(request: WriterRequest, embedder: Embedder | None = None
 
 def reply_to_messages(messages: list[BaseMessage]) -> str:
     """A plain chat call (no typed request): a conversation answer to its last human message."""
-    humans = human_texts(messages)
+    humans = [message_text(m) for m in messages if isinstance(m, HumanMessage)]
     return conversation_reply(humans[-1] if humans else "")
 
 

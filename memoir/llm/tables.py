@@ -17,7 +17,7 @@ import yaml
 
 from memoir.embeddings import Embedder
 
-__all__ = ["Examples", "table"]
+__all__ = ["Examples", "entries", "lines", "table"]
 
 
 @cache
@@ -26,6 +26,16 @@ def table(name: str) -> dict[str, Any]:
     text = (resources.files("memoir") / "data" / f"{name}.yaml").read_text("utf-8")
     loaded: dict[str, Any] = yaml.safe_load(text)
     return loaded
+
+
+def entries(text: str) -> list[str]:
+    """The entries of a word list: "|"-separated when it holds a "|", else space-separated."""
+    return [" ".join(p.split()) for p in (text.split("|") if "|" in text else text.split())]
+
+
+def lines(block: str) -> list[str]:
+    """The non-empty lines of a block, stripped (a table's patterns: one a line)."""
+    return [line.strip() for line in block.splitlines() if line.strip()]
 
 
 class Examples:
