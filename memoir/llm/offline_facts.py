@@ -172,16 +172,14 @@ def _slots(rule: Rule, m: re.Match[str], sentence: str, context: Entities) -> di
             value = job if re.match(r"^(?:an?|the)\s", job, I) else f"{_article(job)} {job}"
         elif group == "language":
             value = raw.capitalize()
-        elif group not in ("tz", "unit"):
+        elif group != "tz":
             said = " ".join(raw.lower().split())
             value = rule.values.get(said, said)
         if not value:
             return None
         attrs[group] = value
-    if "age" in attrs:  # "1 year", "3 months"
-        said = attrs.get("unit", "years").lower()
-        unit = "month" if said.startswith("mo") else "week" if said.startswith("w") else "year"
-        attrs["unit"] = unit if attrs["age"] == "1" else unit + "s"
+    if "unit" in attrs and attrs.get("age") != "1":  # "1 year", "3 months"
+        attrs["unit"] += "s"
     return attrs
 
 
