@@ -23,6 +23,7 @@ _REF = re.compile(r"\{(@?)([a-z_]+)(?:=([a-z_|]+))?\}")
 _FIELD = re.compile(r"\{(\w+)(?:\|(\w+))?(?::(\w+))?\}")
 _CUT = re.compile(r",|;|\s+(?:and|but|so|because|since|while|although|though|which|who)\s+", I)
 FACTS: dict[str, Any] = tables.table("memory_facts")  # memory_facts.yaml, read once
+PERSON = r"^person:([^:]+):"  # a named speaker's key: person:maya:city
 
 
 @dataclass
@@ -259,9 +260,14 @@ def sentences(text: str) -> list[str]:
     return [p.strip() for p in re.split(r"(?<=[.!?;])\s+|\n+", text.strip()) if p.strip()]
 
 
-def read_summary(summary: str, key: str | None = None) -> Fact | None:
-    """The fact a third-person summary states (the one with `key` when several), else None."""
+def read_summary(summary: str, key: str | None = None, owner: str | None = None) -> Fact | None:
+    """The fact a third-person summary states (the one with `key` when several), else None; a
+    named speaker's (`owner`) read as the user's: "Maya's dog" → "User's dog", person:maya:…
+    keys → profile:…"""
     text = summary.strip()
+    if owner:
+        text = re.sub(rf"^{re.escape(owner)}\b", "User", text, count=1, flags=I)
+        key = re.sub(PERSON, "profile:", key or "") or None
     for line in lines(FACTS["first_person"]):
         pattern, _, repl = line.partition("=>")
         text = re.sub(pattern.strip(), repl.strip(), text, count=1)

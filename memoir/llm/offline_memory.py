@@ -13,11 +13,10 @@ from memoir.embeddings import Embedder
 from memoir.llm import tables
 from memoir.llm.offline_clauses import WORDS, gerund, parse_clause
 from memoir.llm.offline_extract import Reading, read_message
-from memoir.llm.offline_facts import FACTS, Fact, content_words, read_summary, render, rules
+from memoir.llm.offline_facts import FACTS, PERSON, content_words, read_summary, render, rules
 from memoir.memory.requests import (
     ComposeRequest,
     EpisodeRequest,
-    MemoryFields,
     ProfileRequest,
     SameFactRequest,
     TurnMemoryRequest,
@@ -36,7 +35,6 @@ from memoir.text import one_line, second_person
 from memoir.timeparse import strip_when
 
 _READ: dict[tuple[str, int], Reading] = {}
-_PERSON = r"^person:([^:]+):"  # a named speaker's key: person:maya:city
 
 
 def _reading(request: TurnMemoryRequest, embedder: Embedder) -> Reading:
@@ -91,8 +89,9 @@ def same_fact_offline(request: SameFactRequest, embedder: Embedder) -> SameFact:
 def compose_offline(request: ComposeRequest, embedder: Embedder) -> ComposedSummary:
     """The newer fact wins; the older one's details it does not contradict are kept."""
     old, new = request.existing, request.new
-    person = next((m[1] for k in (new.key, old.key) if (m := re.match(_PERSON, k or ""))), None)
-    old_fact, new_fact = _as_user(old, person), _as_user(new, person)
+    person = next((m[1] for k in (new.key, old.key) if (m := re.match(PERSON, k or ""))), None)
+    old_fact = read_summary(old.summary, old.key, person)
+    new_fact = read_summary(new.summary, new.key, person)
     if old_fact and new_fact and old_fact.slot == new_fact.slot:
         merged = {**old_fact.attrs, **new_fact.attrs}
         why = f"Same {new_fact.describe()}: the newer memory wins"
@@ -109,14 +108,6 @@ def compose_offline(request: ComposeRequest, embedder: Embedder) -> ComposedSumm
         return ComposedSummary(reasoning=why, summary=old.summary)
     why = "The newer memory replaces the older one (newer wins on conflict)."
     return ComposedSummary(reasoning=why, summary=new.summary or old.summary)
-
-
-def _as_user(memory: MemoryFields, person: str | None) -> Fact | None:
-    """A named speaker's memory read as the user's ("Maya's dog" → "User's dog")."""
-    summary, key = memory.summary, re.sub(_PERSON, "profile:", memory.key or "") or None
-    if person:
-        summary = re.sub(rf"^{re.escape(person)}\b", "User", summary, count=1, flags=re.I)
-    return read_summary(summary, key)
 
 
 # ----- episodic ----------------------------------------------------------------------------------
