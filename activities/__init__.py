@@ -8,6 +8,7 @@ from activities.deps import Deps
 from activities.memory import MemoryActivities
 from activities.plan import PlanActivities
 from activities.preferences import PreferenceActivities
+from activities.prepare import PrepareActivities
 from activities.remember import RememberActivities
 from activities.respond import RespondActivities
 from activities.steps import StepActivities
@@ -22,6 +23,7 @@ def all_activities(deps: Deps) -> list[Callable[..., Any]]:
     plan = PlanActivities(deps)
     remember = RememberActivities(deps, episodic=memory.episodic_capture)
     return [
+        PrepareActivities(context, memory, plan).context_memory_and_plan,
         context.assemble_context,
         memory.memory_stages,
         memory.memory_hotpath,

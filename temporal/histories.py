@@ -6,8 +6,9 @@ scenario alone is recorded with `record_histories(HISTORY_DIR, only={"name"})`, 
 older histories (and so the older code paths they cover) as they are.
 
 `tests/histories/v0/` holds the histories of turns started before turn versions
-(`TurnInput.version` 0, which follow their patch markers), recorded by older code: they are never
-regenerated, and replay with the others so such turns still run.
+(`TurnInput.version` 0, which follow their patch markers) and `tests/histories/v1/` those of
+version 1 (a chat turn's context, memory and plan as three stages), recorded by older code: they
+are never regenerated, and replay with the others so such turns still run.
 """
 
 import json
@@ -40,6 +41,7 @@ from workflows import ALL_WORKFLOWS
 
 HISTORY_DIR = Path(__file__).resolve().parent.parent / "tests" / "histories"
 VERSION_0_DIR = HISTORY_DIR / "v0"
+VERSION_1_DIR = HISTORY_DIR / "v1"
 
 Scenario = Callable[[Harness], Awaitable[str]]
 EXPIRY_TTL_SECONDS = 2
@@ -115,8 +117,9 @@ async def chat_classified(h: Harness) -> str:
 
 
 async def answer_in_plan(h: Harness) -> str:
-    """A chat turn whose plan answers alone: its reply comes with the plan (`plan_and_answer`,
-    from turn version 1), with no `write_reply` activity."""
+    """A chat turn whose plan answers alone: its reply comes with the plan (`plan_and_answer`
+    from turn version 1, `context_memory_and_plan` from version 2), with no `write_reply`
+    activity."""
     h.llm.script("Plan", plans.chat())
     routed = await h.send("hello again", message_id="answer-in-plan")
     await h.result(routed.turn_id or "")
@@ -293,8 +296,9 @@ def load_histories(directory: Path) -> list[WorkflowHistory]:
 
 
 def committed_histories() -> list[WorkflowHistory]:
-    """The scenarios' histories as recorded today, then those of version-0 turns."""
-    return load_histories(HISTORY_DIR) + load_histories(VERSION_0_DIR)
+    """The scenarios' histories as recorded today, then those of version-0 and version-1 turns."""
+    older = load_histories(VERSION_0_DIR) + load_histories(VERSION_1_DIR)
+    return load_histories(HISTORY_DIR) + older
 
 
 async def replay_histories() -> list[str]:

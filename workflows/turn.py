@@ -33,6 +33,8 @@ with workflow.unsafe.imports_passed_through():
         PlanStep,
         PreferenceNamespace,
         PreferenceUpdate,
+        PreparedTurn,
+        PrepareRequest,
         RememberRequest,
         RememberStages,
         ReplyRequest,
@@ -131,6 +133,7 @@ class AgentTurnWorkflow:
         self._classification: Classification | None = None
         self._reply: str | None = None
         self._answer: str | None = None  # the reply written with the plan (`plan_and_answer`)
+        self._prepared: PlannedTurn | None = None  # version 2 chat: the first plan, made ahead
         self._user_name: str | None = None  # from the turn's context, for remember
         self._stage = "starting"
         self._status = TurnStatus.RUNNING
@@ -176,10 +179,13 @@ class AgentTurnWorkflow:
     @workflow.run
     async def run(self, input: TurnInput) -> TurnResult:
         self._fast = self._patched(PATCH_FAST_TURN)
-        context = await self._assemble_context()
-        self._user_name = context.user.name
-        turn = TurnRequest(turn_id=self._turn_id, message=self._message, context=context)
-        turn.memory = await self._memory(turn)
+        if self._input.version >= 2 and self._message.channel is Channel.CHAT:
+            turn = await self._prepare()
+        else:
+            context = await self._assemble_context()
+            turn = TurnRequest(turn_id=self._turn_id, message=self._message, context=context)
+            turn.memory = await self._memory(turn)
+        self._user_name = turn.context.user.name
         status, reply = await self._respond(turn)
         await self._remember(status, reply)
         await asyncio.gather(*self._telling)  # delivered before the turn ends
@@ -208,6 +214,28 @@ class AgentTurnWorkflow:
             )
         except TurnStopped as stop:
             return stop.status, stop.reply
+
+    async def _prepare(self) -> TurnRequest:
+        """Stages 1, 2-3 and the first plan of a chat turn in one activity (version 2)."""
+        self._stage = "context"
+        request = PrepareRequest(
+            turn_id=self._turn_id, message=self._message, classification=Classification.RESPOND
+        )
+        prepared: PreparedTurn = await self._activity(
+            names.CONTEXT_MEMORY_AND_PLAN,
+            request,
+            PreparedTurn,
+            "context, memory and plan: profile, recent messages, latest actions; memory hot path"
+            " and retrieval; intent, risk, steps, and the reply when nothing follows",
+            timeout=LLM_TIMEOUT,
+            bounded=False,
+        )
+        self._memory_events.extend(prepared.memory.events)
+        self._prepared = prepared.planned
+        memory = prepared.memory.for_turn()
+        return TurnRequest(
+            turn_id=self._turn_id, message=self._message, context=prepared.context, memory=memory
+        )
 
     async def _assemble_context(self) -> TurnContext:
         self._stage = "context"
@@ -238,12 +266,9 @@ class AgentTurnWorkflow:
             retrieved = await self._activity(
                 names.MEMORY_CONTEXT, turn, MemoryContext, "memory context: retrieve and rerank"
             )
-        self._memory_events.extend(hotpath.events + retrieved.events)
-        return MemoryContext(
-            profile_line=hotpath.profile_line or retrieved.profile_line,
-            bullets=retrieved.bullets,
-            now_line=retrieved.now_line,
-        )
+        stages = MemoryStages(hotpath=hotpath, context=retrieved)
+        self._memory_events.extend(stages.events)
+        return stages.for_turn()
 
     async def _triage(self, turn: TurnRequest) -> list[str]:
         """Stages 4-5: chat goes straight to respond; email is triaged, 'notify' asks a person."""
@@ -325,7 +350,11 @@ class AgentTurnWorkflow:
                 names.PLAN, request, Plan, "plan: intent, risk, steps", timeout=LLM_TIMEOUT
             )
             return plan
-        planned: PlannedTurn = await self._activity(
+        if self._prepared is not None and not feedback:  # made with the context (version 2)
+            planned, self._prepared = self._prepared, None
+            self._answer = planned.reply
+            return planned.plan
+        planned = await self._activity(
             names.PLAN_AND_ANSWER,
             request,
             PlannedTurn,
@@ -636,9 +665,14 @@ class AgentTurnWorkflow:
         summary: str,
         *,
         timeout: timedelta = STORE_TIMEOUT,
+        bounded: bool | None = None,
     ) -> Any:
-        """An LLM activity with its bounded policy; any other retries until done (`_until_done`)."""
-        if timeout is LLM_TIMEOUT:
+        """An LLM activity with its bounded policy; any other retries until done (`_until_done`),
+        and so does one that is `bounded=False` (an LLM activity that also reads and writes the
+        store, which must outlast a database outage)."""
+        if bounded is None:
+            bounded = timeout is LLM_TIMEOUT
+        if bounded:
             return await workflow.execute_activity(
                 name,
                 arg,

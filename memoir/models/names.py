@@ -38,6 +38,9 @@ MEMORY_STAGES: Final = "memory_hotpath_and_context"
 REMEMBER_STAGES: Final = "remember_and_episodic_capture"
 # Plan, and for a plan that is an answer alone (no step, no question) its reply: one activity.
 PLAN_AND_ANSWER: Final = "plan_and_answer"
+# A chat turn from version 2: context, memory (hot path, retrieval) and the first plan (with its
+# reply when it answers alone) in one activity; nothing between them is a workflow decision.
+CONTEXT_MEMORY_AND_PLAN: Final = "context_memory_and_plan"
 DELIVER_REMINDER: Final = "deliver_reminder"
 # The marker the SDK records for a local activity's result (patches record markers too).
 LOCAL_ACTIVITY_MARKER: Final = "core_local_activity"

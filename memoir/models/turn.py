@@ -19,7 +19,7 @@ RESPONSE_AGENT_PREFERENCES: tuple[PreferenceNamespace, ...] = (
 )
 
 
-TURN_VERSION = 1  # the version of the turns a thread starts (see `TurnInput.version`)
+TURN_VERSION = 2  # the version of the turns a thread starts (see `TurnInput.version`)
 
 
 class TurnInput(BaseModel):
@@ -33,7 +33,8 @@ class TurnInput(BaseModel):
     # before versions, which follow the patch markers in their histories. 1: every patch of
     # AgentTurnWorkflow so far applies without recording a marker (nor the TemporalChangeVersion
     # upsert each marker brings), and a plan that answers alone brings its reply
-    # (`plan_and_answer`).
+    # (`plan_and_answer`). 2: as 1, and a chat turn's context, memory and first plan run in one
+    # activity (`context_memory_and_plan`).
     version: int = 0
 
 
@@ -97,6 +98,19 @@ class MemoryStages(BaseModel):
     hotpath: MemoryContext
     context: MemoryContext
 
+    def for_turn(self) -> MemoryContext:
+        """What the later stages read: the hot path's profile line, the retrieved bullets."""
+        return MemoryContext(
+            profile_line=self.hotpath.profile_line or self.context.profile_line,
+            bullets=self.context.bullets,
+            now_line=self.context.now_line,
+        )
+
+    @property
+    def events(self) -> list[str]:
+        """Both stages' memory events, in order."""
+        return self.hotpath.events + self.context.events
+
 
 class TurnRequest(BaseModel):
     """Common input of most stage activities."""
@@ -124,6 +138,22 @@ class PlannedTurn(BaseModel):
 
     plan: Plan
     reply: str | None = None
+
+
+class PrepareRequest(BaseModel):
+    """Input of `context_memory_and_plan`: a chat turn as it starts."""
+
+    turn_id: str
+    message: IncomingMessage
+    classification: Classification | None = None
+
+
+class PreparedTurn(BaseModel):
+    """Stages 1, 2-3 and 6 of a chat turn run as one activity: each stage's own result."""
+
+    context: TurnContext
+    memory: MemoryStages
+    planned: PlannedTurn
 
 
 class PreferenceUpdate(BaseModel):

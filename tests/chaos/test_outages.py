@@ -21,7 +21,7 @@ OUTAGE_SECONDS = 10.0
 async def test_turns_complete_across_a_temporal_server_restart(chaos: Bed) -> None:
     h = await chaos.harness(("reminders",))
     release = chaos.folder / f"release-{uuid.uuid4().hex[:8]}"
-    hold = chaos.arm(f"activity:{names.PLAN_AND_ANSWER}", release=release)
+    hold = chaos.arm(f"activity:{names.CONTEXT_MEMORY_AND_PLAN}", release=release)
     first = await h.send("Hi there!", message_id="m-before")
     await hold.reached()  # the turn is mid-flight: its plan is done, not yet reported
     await chaos.restart_temporal()
@@ -54,7 +54,7 @@ async def test_a_database_outage_during_memory_writes_loses_nothing(
         database = health.json()["checks"]["database"]
         assert not database["ok"] and database["error"], database
         error = await until(lambda: _failing(h, turn_id), "the turn to show its error", tries=150)
-        assert names.MEMORY_STAGES in error, error
+        assert names.CONTEXT_MEMORY_AND_PLAN in error, error
         assert "PoolTimeout" in error or "OperationalError" in error, error
         turn = await http.get(f"/v1/turns/{turn_id}")
         assert turn.status_code == 503 and turn.json()["error"]["code"] == "database_unavailable"

@@ -22,7 +22,7 @@ from tests.chaos.support import interactions_keyed, interactions_of, memories_me
 
 async def test_killed_during_plan(chaos: Bed) -> None:
     h = await chaos.harness(("reminders",))
-    hold = chaos.arm(f"activity:{names.PLAN_AND_ANSWER}")
+    hold = chaos.arm(f"activity:{names.CONTEXT_MEMORY_AND_PLAN}")
     routed = await h.send("Hi there!", message_id="m-plan")
     chaos.kill(await hold.reached())
     assert routed.turn_id
@@ -71,7 +71,7 @@ async def test_killed_after_a_calendar_write(chaos: Bed) -> None:
 
 async def test_killed_after_memory_writes(chaos: Bed) -> None:
     h = await chaos.harness(("reminders",))
-    hold = chaos.arm(f"activity:{names.MEMORY_STAGES}")
+    hold = chaos.arm(f"activity:{names.CONTEXT_MEMORY_AND_PLAN}")
     routed = await h.send("My dog Luna is 3 years old.", message_id="m-luna")
     pid = await hold.reached()
     assert await memories_mentioning(chaos.pool, h.user.user_id, "Luna") == 1  # written, unknown

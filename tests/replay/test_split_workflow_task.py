@@ -11,7 +11,7 @@ from temporalio.client import WorkflowHistory
 from temporalio.contrib.pydantic import pydantic_data_converter
 from temporalio.worker import Replayer
 
-from temporal.histories import HISTORY_DIR, INDEX, VERSION_0_DIR
+from temporal.histories import HISTORY_DIR, INDEX, VERSION_0_DIR, VERSION_1_DIR
 from workflows import ALL_WORKFLOWS
 
 Event = dict[str, Any]
@@ -105,6 +105,10 @@ async def test_a_question_split_from_its_resolve_step_replays() -> None:
 
 async def test_a_version_1_question_split_from_its_resolve_step_replays() -> None:
     """From turn version 1 the patches record no marker: nothing left to split."""
+    assert await _replay_failure("approval_decided_before_resolve", VERSION_1_DIR) is None
+
+
+async def test_a_version_2_question_split_from_its_resolve_step_replays() -> None:
     assert await _replay_failure("approval_decided_before_resolve", HISTORY_DIR) is None
 
 

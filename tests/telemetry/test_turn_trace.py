@@ -54,7 +54,7 @@ async def test_a_turn_is_one_trace_under_its_api_request(
         "StartUpdateWithStartWorkflow:ThreadWorkflow",
         "RunWorkflow:ThreadWorkflow",
         "StartChildWorkflow:AgentTurnWorkflow",
-        "RunActivity:plan_and_answer",
+        "RunActivity:context_memory_and_plan",
         "execute_tool reminders.create",
         "memory.decide semantic",
         "hitl.wait approval",

@@ -11,13 +11,20 @@ from temporalio.client import WorkflowFailureError
 from temporalio.common import RetryPolicy
 from temporalio.testing import WorkflowEnvironment
 
-from memoir.models import TurnStatus, TurnView
+from memoir.models import EmailMessage, TurnStatus, TurnView
 from memoir.stores import Stores
 from temporal.harness import Harness, running_harness, until
 from tests.faults import REFUSED, RefusingStore, refusing
 from workflows.retry import FIRST_ROUND, LOCAL_ROUND
 
 ERROR = f"OperationalError: {REFUSED}"
+NEWSLETTER = EmailMessage(
+    email_id="weekly-digest",
+    author="News <news@example.com>",
+    to="tess@example.com",
+    subject="Your weekly digest",
+    body="The week's top stories. Unsubscribe at any time.",
+)
 
 
 @asynccontextmanager
@@ -93,13 +100,27 @@ async def test_a_failing_local_context_activity_shows_its_last_error(
     time_env: WorkflowEnvironment, stores: Stores
 ) -> None:
     async with failing(time_env, stores, "users", "get_user") as (harness, fault):
-        turn_id = (await harness.send("hello")).turn_id or ""
+        turn_id = (await harness.send("", email=NEWSLETTER)).turn_id or ""
         view = await failing_view(harness, turn_id)
         fault.failing = False
         await harness.skip(timedelta(minutes=1))
         result = await harness.result(turn_id)
     assert view.stage == "context"
     assert view.last_error == f"assemble context: {ERROR}"
+    assert result.status is not TurnStatus.FAILED
+
+
+async def test_a_chat_turns_failing_first_stage_shows_its_last_error(
+    time_env: WorkflowEnvironment, stores: Stores
+) -> None:
+    async with failing(time_env, stores, "users", "get_user") as (harness, fault):
+        turn_id = (await harness.send("hello")).turn_id or ""
+        view = await failing_view(harness, turn_id)
+        fault.failing = False
+        await harness.skip(timedelta(minutes=1))
+        result = await harness.result(turn_id)
+    assert view.stage == "context"
+    assert view.last_error == f"context, memory and plan: {ERROR}"
     assert result.status is TurnStatus.COMPLETED
 
 
@@ -123,4 +144,13 @@ async def test_a_non_retryable_failure_still_fails_the_turn_at_once(harness: Har
     turn_id = (await harness.send("hello")).turn_id or ""
     with pytest.raises(WorkflowFailureError) as failure:
         await harness.result(turn_id)
-    assert "unknown user ghost-user" in str(failure.value.cause)
+    assert "unknown user ghost-user" in " / ".join(_causes(failure.value))
+
+
+def _causes(error: BaseException | None) -> list[str]:
+    """The messages of an error's chain of causes (an activity's failure wraps what it raised)."""
+    found = []
+    while error is not None:
+        found.append(str(error))
+        error = getattr(error, "cause", None)
+    return found

@@ -38,22 +38,21 @@ async def test_chat_turn_executes_the_planned_reminder(harness: Harness) -> None
 
 
 async def test_a_turn_runs_its_stages_in_few_server_round_trips(harness: Harness) -> None:
-    """Patch `fast-turn`: memory in one activity; resolve and remember as local activities, so
-    every workflow task but the first follows an activity that decides what comes next."""
+    """Version 2: a chat turn's context, memory and plan in one activity; resolve and remember
+    as local activities, so every workflow task but the first follows an activity that decides
+    what comes next."""
     harness.llm.script("Plan", await harness.remind_plan("call mom"))
     routed = await harness.send("remind me to call mom in an hour")
     result = await harness.result(routed.turn_id or "")
     history = await harness.client.get_workflow_handle(routed.turn_id or "").fetch_history()
     assert activities_run(history) == [
-        names.ASSEMBLE_CONTEXT,  # local
-        names.MEMORY_STAGES,
-        names.PLAN_AND_ANSWER,
+        names.CONTEXT_MEMORY_AND_PLAN,
         names.RESOLVE_STEP,  # local
         names.EXECUTE_STEP,
         names.WRITE_REPLY,
         names.REMEMBER_STAGES,  # local
     ]
-    assert _workflow_tasks(history) == 5  # start, then after memory, plan, execute and the reply
+    assert _workflow_tasks(history) == 4  # start, then after the plan, execute and the reply
     assert {"latest_action:reminders.create", "episodic.decide"} <= set(result.memory_events)
 
 
@@ -67,12 +66,10 @@ async def test_a_plan_that_answers_alone_brings_its_reply_in_the_same_activity(
     history = await harness.client.get_workflow_handle(routed.turn_id or "").fetch_history()
     assert result.status is TurnStatus.COMPLETED and result.reply
     assert activities_run(history) == [
-        names.ASSEMBLE_CONTEXT,  # local
-        names.MEMORY_STAGES,
-        names.PLAN_AND_ANSWER,
+        names.CONTEXT_MEMORY_AND_PLAN,
         names.REMEMBER_STAGES,  # local
     ]
-    assert _workflow_tasks(history) == 3  # start, then after memory and the plan with its reply
+    assert _workflow_tasks(history) == 2  # start, then after the plan with its reply
 
 
 async def test_idempotency_key_is_turn_id_and_step_id(harness: Harness) -> None:
