@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
 import pytest
 
 from memoir.db import Pool, open_pool
 from memoir.memory.models import MemoryKind
 from memoir.stores import Stores
 from memoir.vectors.pgvector import (
+    DEFAULT_DIM,
     DEFAULT_EF_SEARCH,
     EF_SEARCH_MAX,
     MissingMemoryError,
     PgVectorStore,
     filter_sql,
     nearest_rows,
+    vector_literal,
 )
 from tests.vectors.conftest import Put, VectorStoreContract, ids, key, meta, unit
 
@@ -160,3 +165,18 @@ async def test_enum_filter_values_match_by_value(store: PgVectorStore, user: str
     await put(user, [("m_enum", unit(0), meta("episodic"))])
     hits = await store.query(user, unit(0), top_k=5, filter={"kind": MemoryKind.EPISODIC})
     assert ids(hits) == ["m_enum"]
+
+
+def test_a_vector_literal_carries_float32_values_exactly() -> None:
+    vector = np.random.default_rng(7).standard_normal(DEFAULT_DIM).astype(np.float32)
+    literal = vector_literal(vector.tolist())
+    parsed = np.array([float(x) for x in literal[1:-1].split(",")], dtype=np.float32)
+    assert np.array_equal(parsed, vector)
+
+
+@pytest.mark.parametrize(
+    "vector", [[0.5] * (DEFAULT_DIM - 1), [math.nan] + [0.0] * (DEFAULT_DIM - 1)]
+)
+def test_a_vector_of_the_wrong_length_or_not_finite_has_no_literal(vector: list[float]) -> None:
+    with pytest.raises(ValueError):
+        vector_literal(vector)
