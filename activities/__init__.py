@@ -23,7 +23,7 @@ def all_activities(deps: Deps) -> list[Callable[..., Any]]:
     plan = PlanActivities(deps)
     remember = RememberActivities(deps, episodic=memory.episodic_capture)
     return [
-        PrepareActivities(context, memory, plan).context_memory_and_plan,
+        PrepareActivities(context, memory, plan, remember).context_memory_and_plan,
         context.assemble_context,
         memory.memory_stages,
         memory.memory_hotpath,

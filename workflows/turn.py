@@ -134,6 +134,7 @@ class AgentTurnWorkflow:
         self._reply: str | None = None
         self._answer: str | None = None  # the reply written with the plan (`plan_and_answer`)
         self._prepared: PlannedTurn | None = None  # version 2 chat: the first plan, made ahead
+        self._remembered: RememberStages | None = None  # ... and remembered, if it answers alone
         self._user_name: str | None = None  # from the turn's context, for remember
         self._stage = "starting"
         self._status = TurnStatus.RUNNING
@@ -226,12 +227,12 @@ class AgentTurnWorkflow:
             request,
             PreparedTurn,
             "context, memory and plan: profile, recent messages, latest actions; memory hot path"
-            " and retrieval; intent, risk, steps, and the reply when nothing follows",
+            " and retrieval; intent, risk, steps; the reply, remembered, when nothing follows",
             timeout=LLM_TIMEOUT,
             bounded=False,
         )
         self._memory_events.extend(prepared.memory.events)
-        self._prepared = prepared.planned
+        self._prepared, self._remembered = prepared.planned, prepared.remembered
         memory = prepared.memory.for_turn()
         return TurnRequest(
             turn_id=self._turn_id, message=self._message, context=prepared.context, memory=memory
@@ -546,6 +547,11 @@ class AgentTurnWorkflow:
             status=status,
             user_name=self._user_name,
         )
+        remembered = self._remembered
+        if remembered is not None and status is TurnStatus.COMPLETED and reply == self._answer:
+            # version 2: a plan that answers alone was remembered with it, as this would
+            self._memory_events.extend(remembered.remember + remembered.episodic_capture)
+            return
         if self._fast:  # idempotent writes keyed by the turn: a local activity, then the turn ends
             stages: RememberStages = await self._local_activity(
                 names.REMEMBER_STAGES,

@@ -140,22 +140,6 @@ class PlannedTurn(BaseModel):
     reply: str | None = None
 
 
-class PrepareRequest(BaseModel):
-    """Input of `context_memory_and_plan`: a chat turn as it starts."""
-
-    turn_id: str
-    message: IncomingMessage
-    classification: Classification | None = None
-
-
-class PreparedTurn(BaseModel):
-    """Stages 1, 2-3 and 6 of a chat turn run as one activity: each stage's own result."""
-
-    context: TurnContext
-    memory: MemoryStages
-    planned: PlannedTurn
-
-
 class PreferenceUpdate(BaseModel):
     user_id: str
     namespace: PreferenceNamespace
@@ -241,6 +225,25 @@ class RememberStages(BaseModel):
 
     remember: list[str] = Field(default_factory=list)
     episodic_capture: list[str] = Field(default_factory=list)
+
+
+class PrepareRequest(BaseModel):
+    """Input of `context_memory_and_plan`: a chat turn as it starts."""
+
+    turn_id: str
+    message: IncomingMessage
+    classification: Classification | None = None
+
+
+class PreparedTurn(BaseModel):
+    """Stages 1, 2-3 and 6 of a chat turn run as one activity: each stage's own result; and
+    stage 12's when the plan answers alone (the turn's outcome is then known: completed, with
+    the plan's reply)."""
+
+    context: TurnContext
+    memory: MemoryStages
+    planned: PlannedTurn
+    remembered: RememberStages | None = None
 
 
 class TurnResult(BaseModel):

@@ -39,7 +39,7 @@ async def test_bench_turns_reports_every_figure(database_url: str, tmp_path: Pat
             history = phase["storage_per_turn"]
             assert history["events"] > 20 and history["bytes"] > 1000, history
             stages = history["activities"] + history["local_activities"]
-            assert stages >= (2 if kind == "chat" else 3), history  # chat: one + remember
+            assert stages >= (1 if kind == "chat" else 3), history  # a chat "Hi": one in all
             assert history["workflow_tasks"] > 0, history
             assert history["thread_events"] > 0, history
         else:

@@ -59,17 +59,20 @@ async def test_a_turn_runs_its_stages_in_few_server_round_trips(harness: Harness
 async def test_a_plan_that_answers_alone_brings_its_reply_in_the_same_activity(
     harness: Harness,
 ) -> None:
-    """No step and no question after the plan: no `write_reply` activity, one round trip less."""
+    """No step and no question after the plan: the reply is written and the turn remembered
+    in the same activity (no `write_reply`, no remember local activity)."""
     harness.llm.script("Plan", plans.chat())
     routed = await harness.send("hi there")
     result = await harness.result(routed.turn_id or "")
     history = await harness.client.get_workflow_handle(routed.turn_id or "").fetch_history()
     assert result.status is TurnStatus.COMPLETED and result.reply
-    assert activities_run(history) == [
-        names.CONTEXT_MEMORY_AND_PLAN,
-        names.REMEMBER_STAGES,  # local
-    ]
+    assert activities_run(history) == [names.CONTEXT_MEMORY_AND_PLAN]
     assert _workflow_tasks(history) == 2  # start, then after the plan with its reply
+    assert {"history.user", "history.agent", "episodic.decide"} <= set(result.memory_events)
+    saved = await harness.stores.interactions.load_session_history(
+        harness.user.user_id, harness.thread_id
+    )
+    assert [m.content for m in saved] == ["hi there", result.reply]
 
 
 async def test_idempotency_key_is_turn_id_and_step_id(harness: Harness) -> None:
