@@ -45,6 +45,7 @@ from memoir.models import (
     ExecutionResult,
     IncomingMessage,
     MemoryContext,
+    MemoryStages,
     Plan,
     PlanRequest,
     PlanStep,
@@ -213,13 +214,9 @@ class TurnGraph:
     async def memory_context(self, state: TurnState) -> TurnState:
         turn = TurnRequest.model_validate(state["turn"])
         hotpath = MemoryContext.model_validate(state["hotpath"])
-        retrieved = await self.engine.context(turn)
-        turn.memory = MemoryContext(
-            profile_line=hotpath.profile_line or retrieved.profile_line,
-            bullets=retrieved.bullets,
-            now_line=retrieved.now_line,
-        )
-        events = hotpath.events + retrieved.events
+        stages = MemoryStages(hotpath=hotpath, context=await self.engine.context(turn))
+        turn.memory = stages.for_turn()
+        events = stages.events
         classification = None if turn.message.channel is Channel.EMAIL else Classification.RESPOND
         return {"turn": _json(turn), "memory_events": events, "classification": classification}
 
