@@ -212,7 +212,11 @@ class LocalEmbedder:
     def traced(self) -> bool:
         """Whether the model runs as a traced graph (memoir.traced_encoder), not eagerly."""
         self.load()
-        return _TRACED.get(_model_key(self.model_path, self.device)) is not None
+        return self._traced() is not None
+
+    def _traced(self) -> TracedEncoder | None:
+        """The loaded model's traced encoder (None: it runs eagerly)."""
+        return _TRACED.get(_model_key(self.model_path, self.device))
 
     def embed(self, texts: list[str]) -> list[list[float]]:
         """Unit-length vectors, computed in batches of `batch_size` (repeats remembered, calls
@@ -221,7 +225,7 @@ class LocalEmbedder:
 
     def _encode(self, texts: list[str]) -> Any:
         model = _load_sentence_transformer(self.model_path, self.device)
-        traced = _TRACED.get(_model_key(self.model_path, self.device))
+        traced = self._traced()
         if traced is not None:
             return traced.encode(texts, self.batch_size)
         return model.encode(

@@ -34,6 +34,7 @@ class TracedEncoder:
 
         self._tokenizer = model.tokenizer
         self._max_length = int(model.max_seq_length)
+        self._dim = int(model.get_embedding_dimension())
         example = self._tokenize(_EXAMPLE)
         inputs = (example["input_ids"], example["attention_mask"])
         with torch.no_grad(), warnings.catch_warnings():
@@ -45,15 +46,13 @@ class TracedEncoder:
         """One float32 row per text, in order; texts of similar length are batched together."""
         import torch
 
+        rows = np.empty((len(texts), self._dim), dtype=np.float32)
+        if not texts:
+            return rows
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        rows = np.empty((len(texts), 0), dtype=np.float32)
+        chunks = [order[start : start + batch_size] for start in range(0, len(order), batch_size)]
         with torch.no_grad():
-            for start in range(0, len(order), batch_size):
-                chunk = order[start : start + batch_size]
-                vectors = self._vectors([texts[i] for i in chunk])
-                if rows.shape[1] == 0:
-                    rows = np.empty((len(texts), vectors.shape[1]), dtype=np.float32)
-                rows[chunk] = vectors
+            rows[order] = np.concatenate([self._vectors([texts[i] for i in c]) for c in chunks])
         return rows
 
     def _tokenize(self, texts: list[str]) -> Any:
