@@ -12,7 +12,14 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
-__all__ = ["TimeMatch", "find_time_phrases", "parse_when", "strip_when"]
+__all__ = [
+    "TimeMatch",
+    "clock_time",
+    "duration_minutes",
+    "find_time_phrases",
+    "parse_when",
+    "strip_when",
+]
 
 DEFAULT_HOUR = 9  # "tomorrow", "on Monday", "next week" without a time
 DAYPART_HOURS = {"morning": 9, "afternoon": 15, "evening": 19, "night": 20, "tonight": 20}
@@ -371,6 +378,26 @@ def _clock(
             return (later.hour, later.minute) if later.date() == now.date() else (23, 59)
         return daypart_hour, 0
     return None
+
+
+def clock_time(text: str) -> time | None:
+    """The clock time `text` starts with ("9", "9.30", "10am", "17:00", "noon"), read as after a
+    date: an hour of 1 to 7 alone is in the afternoon ("after 5": 17:00)."""
+    said = re.sub(r"^(\d{1,2})\.([0-5]\d)\b", r"\1:\2", text.strip())
+    first = next(iter(find_time_phrases(f"at {said}")), None)
+    clock = _clock({first.kind: first}, has_date=True) if first and first.start == 0 else None
+    return time(*clock) if clock else None
+
+
+_HOURS_OR_MINUTES = r"minutes?|mins?|m|hours?|hrs?|hr|h"
+
+
+def duration_minutes(text: str) -> int | None:
+    """The first duration in `text` in minutes ("45 min", "an hour"); "in 2 hours" is a time."""
+    found = rf"(?<!\bin )\b(?P<n>{_NUM})\s*-?\s*(?P<unit>{_HOURS_OR_MINUTES})\b"
+    if (m := re.search(found, text, re.I)) is None:
+        return None
+    return round(_number(m["n"]) * (60 if m["unit"].lower().startswith("h") else 1))
 
 
 _DANGLING = re.compile(

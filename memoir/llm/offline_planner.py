@@ -20,7 +20,6 @@ from memoir.embeddings import Embedder
 from memoir.llm.offline_preferences import (
     WEEKDAYS,
     clauses,
-    minutes_in,
     read_calendar_rules,
     read_response_style,
 )
@@ -28,7 +27,7 @@ from memoir.llm.tables import Examples, table
 from memoir.models import EmailMessage, LatestAction, Plan, PlanStep
 from memoir.models.plan import missing_capabilities
 from memoir.text import sentence, to_first_person
-from memoir.timeparse import find_time_phrases, parse_when, strip_when
+from memoir.timeparse import duration_minutes, find_time_phrases, parse_when, strip_when
 
 if TYPE_CHECKING:
     from memoir.planner import PlannerRequest
@@ -279,7 +278,7 @@ class OfflinePlanner:
             when = self._when(raw)
             return when.isoformat() if when and (when > self.now or not how.get("future")) else ""
         if how.get("minutes"):
-            return minutes_in(raw) or ""
+            return duration_minutes(raw) or ""
         if "cut" in how:
             raw = strip_when(re.split(how["cut"], raw.strip(), maxsplit=1)[0]) or raw
         raw = strip_when(raw) if how.get("time_free") else raw
@@ -430,7 +429,7 @@ class OfflinePlanner:
     ) -> Plan:
         """The calendar.schedule plan; for a request in an email (`why` says what it is), after
         a calendar.availability step."""
-        minutes, source = minutes_in(text), "asked for in the request"
+        minutes, source = duration_minutes(text), "asked for in the request"
         if minutes is None:
             minutes = self.cal.meeting_minutes or DEFAULT_MINUTES
             source = "from the calendar preferences" if self.cal.meeting_minutes else "the default"

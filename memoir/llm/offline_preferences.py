@@ -25,6 +25,7 @@ from memoir import lessons  # a module: memoir.lessons imports memoir.llm in tur
 from memoir.embeddings import Embedder
 from memoir.llm.tables import Examples, lines, table
 from memoir.models import UserPreferences
+from memoir.timeparse import clock_time, duration_minutes
 
 if TYPE_CHECKING:
     from memoir.preference_update import PreferenceRequest
@@ -69,33 +70,6 @@ def _tone(text: str) -> str | None:
     return " and ".join(tone for _, tone in sorted(found)) or None
 
 
-_UNITS = r"(?:minutes?|mins?|m\b|hours?|hrs?|h\b)"
-
-
-def minutes_in(text: str) -> int | None:
-    """The first duration in `text` in minutes ("45 min", "an hour"; not "in 2 hours")."""
-    m = re.search(rf"(?<!\bin )\b(\d+(?:\.\d+)?|an?|one|two|half an)\s*-?\s*({_UNITS})", text, re.I)
-    if not m:
-        return None
-    amount = {"a": 1.0, "an": 1.0, "one": 1.0, "two": 2.0, "half an": 0.5}.get(m.group(1).lower())
-    value = amount if amount is not None else float(m.group(1))
-    return round(value * 60) if m.group(2).lower().startswith("h") else round(value)
-
-
-def _time(text: str) -> time | None:
-    if re.match(r"(?:12\s*)?(?:noon|midday)\b", text, re.I):
-        return time(12)
-    m = re.match(r"(\d{1,2})(?:[:.h](\d{2}))?\s*([ap])?\.?m?\.?\b", text, re.I)
-    if not m or int(m.group(1)) > 23:
-        return None
-    hour, minute, half = int(m.group(1)), int(m.group(2) or 0), (m.group(3) or "").lower()
-    if half == "p" and hour < 12 or not half and 1 <= hour <= 7:  # "after 5": 17:00
-        hour += 12
-    elif half == "a" and hour == 12:
-        hour = 0
-    return time(hour % 24, min(minute, 59))
-
-
 def _weekdays(text: str) -> list[str] | None:
     days = [d for d in WEEKDAYS if re.search(rf"\b{d[:3]}(?:{d[3:-3]}day)?s?\b", text, re.I)]
     if re.search(r"\bweekends?\b", text, re.I):
@@ -110,8 +84,8 @@ def _emails(text: str) -> list[str] | None:
 READERS: dict[str, Callable[[str], Any]] = {
     "quoted": _quoted,
     "tone": _tone,
-    "minutes": minutes_in,
-    "time": _time,
+    "minutes": duration_minutes,
+    "time": clock_time,
     "weekdays": _weekdays,
     "emails": _emails,
 }

@@ -1,11 +1,12 @@
-"""parse_when / strip_when: reminder time phrases in the user's timezone."""
+"""parse_when / strip_when: reminder time phrases in the user's timezone; clock times and
+durations of preference texts."""
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
 
-from memoir.timeparse import parse_when, strip_when
+from memoir.timeparse import clock_time, duration_minutes, parse_when, strip_when
 
 NOW = datetime(2025, 1, 15, 9, 30, tzinfo=UTC)  # Wed 10:30 in Paris
 PARIS = ZoneInfo("Europe/Paris")
@@ -96,3 +97,49 @@ def test_naive_now_is_rejected() -> None:
 )
 def test_strip_when_keeps_only_the_reminder_text(text: str, expected: str) -> None:
     assert strip_when(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("9", time(9)),
+        ("9am and after 5pm", time(9)),
+        ("9.30", time(9, 30)),
+        ("7:30", time(7, 30)),
+        ("10h30", time(10, 30)),
+        ("5 pm", time(17)),
+        ("5", time(17)),
+        ("12 noon", time(12)),
+        ("midday", time(12)),
+        ("11 a.m.", time(11)),
+        ("10 and 17:00", time(10)),
+    ],
+)
+def test_clock_time_reads_the_time_a_text_starts_with(text: str, expected: time) -> None:
+    assert clock_time(text) == expected
+
+
+@pytest.mark.parametrize("text", ["5 minutes, so nothing was done", "24", "Friday", "soon"])
+def test_clock_time_is_none_for_what_is_no_clock_time(text: str) -> None:
+    assert clock_time(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Meetings last 45 minutes.", 45),
+        ("15-minute meetings", 15),
+        ("an hour", 60),
+        ("half an hour", 30),
+        ("1.5 hrs", 90),
+        ("a few minutes", 3),
+        ("three hours", 180),
+    ],
+)
+def test_duration_minutes_reads_the_first_duration(text: str, expected: int) -> None:
+    assert duration_minutes(text) == expected
+
+
+@pytest.mark.parametrize("text", ["remind me in 2 hours", "<a href='x'>link</a>", "at 5pm"])
+def test_duration_minutes_is_none_without_a_duration(text: str) -> None:
+    assert duration_minutes(text) is None
