@@ -97,7 +97,7 @@ PATCH_ASK_DECIDED_BEFORE_RESOLVE = "ask-decided-before-resolve"
 UNRUNNABLE_PLAN_REPLY = "Sorry, I put together a plan I can't run. Could you rephrase that?"
 LLM_TIMEOUT = timedelta(seconds=120)
 STORE_TIMEOUT = timedelta(seconds=30)
-LLM_RETRY = RetryPolicy(maximum_attempts=5, non_retryable_error_types=["InvalidPlan"])
+LLM_RETRY = RetryPolicy(maximum_attempts=5)  # a model may answer better on another attempt
 
 T = TypeVar("T")
 
