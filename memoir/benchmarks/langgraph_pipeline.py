@@ -6,11 +6,12 @@ tools, embedder), so a turn does the same work in both; only the orchestration d
     context → memory_hotpath → memory_context → [triage (email)] → plan → [resolve_execute] →
     reply → remember
 
-`context` mirrors activities/context.py and `remember` mirrors activities/remember.py
-(`remember_turn`) followed by activities/memory.py (`episodic_capture`). The graph is compiled
-with `AsyncPostgresSaver` in a schema of its own of the same Postgres, checkpointing every step
-before the next one starts (`durability="sync"`, as Temporal records each activity's result
-before scheduling the next). One LangGraph thread per conversation thread, as a chat app would.
+`context` calls activities/context.py's `assemble_context` and `remember` activities/remember.py's
+`remember_turn` (plain calls, outside any activity), followed by the episodic capture. The graph
+is compiled with `AsyncPostgresSaver` in a schema of its own of the same Postgres, checkpointing
+every step before the next one starts (`durability="sync"`, as Temporal records each activity's
+result before scheduling the next). One LangGraph thread per conversation thread, as a chat app
+would.
 Where Memoir would ask a person (a notify email, a question, an approval, a choice) the graph
 stops with status `awaiting_human`: the benchmark's turns never get there.
 """
@@ -30,14 +31,15 @@ from psycopg_pool import AsyncConnectionPool
 from pydantic import BaseModel
 from temporalio.client import Client
 
+from activities.context import ContextActivities
 from activities.deps import Deps
+from activities.remember import RememberActivities
 from api.app import create_app
 from api.deps import CurrentUser
 from api.emails import EmailIn, incoming_email
 from api.schemas import ChatMessageIn
 from memoir.db import Pool
 from memoir.memory.engine import MemoryEngine
-from memoir.memory.records import CONTEXT_WINDOW, embed_records, save_turn_history, turn_records
 from memoir.models import (
     Channel,
     Classification,
@@ -52,7 +54,6 @@ from memoir.models import (
     RememberRequest,
     ReplyRequest,
     ResolveRequest,
-    TurnContext,
     TurnRequest,
     TurnStatus,
     names,
@@ -98,64 +99,12 @@ def _json(model: BaseModel) -> dict[str, Any]:
     return model.model_dump(mode="json")
 
 
-async def assemble_context(deps: Deps, message: IncomingMessage) -> TurnContext:
-    """Stage 1, as activities/context.py: profile, capabilities, recent messages, actions."""
-    stores, settings = deps.stores, deps.settings
-    user = await stores.users.get_user(message.user_id)
-    if user is None:
-        raise LookupError(f"unknown user {message.user_id}")
-    learned = await stores.user_context.get(message.user_id)
-    if learned.timezone:
-        user = user.model_copy(update={"timezone": learned.timezone})
-    now = datetime.now(UTC)
-    recent = await stores.interactions.recent_messages(
-        message.user_id, message.thread_id, limit=settings.session_history_limit
-    )
-    latest = await stores.latest_actions.latest(
-        message.user_id,
-        message.thread_id,
-        now=now,
-        limit=3,
-        within_hours=settings.latest_actions_hours,
-    )
-    return TurnContext(user=user, now=now, recent_messages=recent, latest_actions=latest)
-
-
-async def remember_turn(deps: Deps, request: RememberRequest) -> list[str]:
-    """Stage 12, as activities/remember.py: history, message records, latest actions."""
-    stores, message = deps.stores, request.message
-    user_name = None
-    if not message.speaker_name and message.email is None:
-        user_name = request.user_name
-        if user_name is None:
-            user = await stores.users.get_user(message.user_id)
-            user_name = user.name if user else None
-    records = turn_records(request, user_name=user_name, now=datetime.now(UTC))
-    first = records[0]
-    previous = await stores.messages.previous(
-        first.user_id, first.thread_id, first.said_at, first.said_at - CONTEXT_WINDOW
-    )
-    embeddings = await embed_records(deps.embedding_model(), records, previous)
-    events = await save_turn_history(stores, request, records, embeddings)
-    if request.status is TurnStatus.COMPLETED:
-        for result in request.results:
-            if result.success and result.latest_action is not None:
-                await stores.latest_actions.push(
-                    message.user_id,
-                    message.thread_id,
-                    result.latest_action,
-                    key=names.idempotency_key(request.turn_id, result.step_id),
-                    max_per_thread=deps.settings.latest_actions_max,
-                )
-                events.append(f"latest_action:{result.capability}")
-    return events
-
-
 class TurnGraph:
     """The nodes over one set of dependencies; `compile` builds the graph."""
 
     def __init__(self, deps: Deps) -> None:
         self.deps = deps
+        self.contexts, self.remembering = ContextActivities(deps), RememberActivities(deps)
         stores = deps.stores
         self.engine = MemoryEngine(
             deps.settings,
@@ -194,7 +143,7 @@ class TurnGraph:
 
     async def context(self, state: TurnState) -> TurnState:
         message = IncomingMessage.model_validate(state["message"])
-        context = await assemble_context(self.deps, message)
+        context = await self.contexts.assemble_context(message)
         turn = TurnRequest(turn_id=state["turn_id"], message=message, context=context)
         return {
             "turn": _json(turn),
@@ -292,7 +241,7 @@ class TurnGraph:
             status=TurnStatus(state["status"]),
             user_name=state["turn"]["context"]["user"]["name"],  # as the workflow passes it
         )
-        events = await remember_turn(self.deps, request)
+        events = await self.remembering.remember_turn(request)
         message = request.message
         recent = await self.deps.stores.interactions.recent_messages(
             message.user_id,
