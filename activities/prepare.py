@@ -22,7 +22,6 @@ from memoir.models import (
     PrepareRequest,
     RememberRequest,
     TurnRequest,
-    TurnStatus,
     names,
 )
 
@@ -50,13 +49,8 @@ class PrepareActivities:
         planned = await self._plan.plan_and_answer(plan_request)
         prepared = PreparedTurn(context=context, memory=memory, planned=planned)
         if planned.reply is not None:  # answers alone: the turn completes with this reply
-            remember = RememberRequest(
-                turn_id=request.turn_id,
-                message=request.message,
-                reply=planned.reply,
-                results=[],
-                status=TurnStatus.COMPLETED,
-                user_name=context.user.name,
+            remember = RememberRequest.answered_alone(
+                request.turn_id, request.message, planned.reply, context.user.name
             )
             prepared.remembered = await self._remember.remember_stages(remember)
         return prepared

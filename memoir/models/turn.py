@@ -219,6 +219,21 @@ class RememberRequest(BaseModel):
     # None: remember reads it from the users table.
     user_name: str | None = None
 
+    @classmethod
+    def answered_alone(
+        cls, turn_id: str, message: IncomingMessage, reply: str, user_name: str | None
+    ) -> "RememberRequest":
+        """What a turn whose plan answers alone remembers: completed with the plan's reply and
+        no results (`context_memory_and_plan` remembers it; the workflow then need not)."""
+        return cls(
+            turn_id=turn_id,
+            message=message,
+            reply=reply,
+            results=[],
+            status=TurnStatus.COMPLETED,
+            user_name=user_name,
+        )
+
 
 class RememberStages(BaseModel):
     """Stage 12 run as one activity: the events of remember and of episodic capture."""
