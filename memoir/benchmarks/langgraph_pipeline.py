@@ -6,14 +6,14 @@ tools, embedder), so a turn does the same work in both; only the orchestration d
     context → memory_hotpath → memory_context → [triage (email)] → plan → [resolve_execute] →
     reply → remember
 
-`context` calls activities/context.py's `assemble_context` and `remember` activities/remember.py's
-`remember_turn` (plain calls, outside any activity), followed by the episodic capture. The graph
-is compiled with `AsyncPostgresSaver` in a schema of its own of the same Postgres, checkpointing
-every step before the next one starts (`durability="sync"`, as Temporal records each activity's
-result before scheduling the next). One LangGraph thread per conversation thread, as a chat app
-would.
-Where Memoir would ask a person (a notify email, a question, an approval, a choice) the graph
-stops with status `awaiting_human`: the benchmark's turns never get there.
+The nodes call the activities' own methods (plain calls, outside any activity): `context`
+activities/context.py's `assemble_context`, the memory nodes activities/memory.py's, `remember`
+activities/remember.py's `remember_turn` then `episodic_capture`. The graph is compiled with
+`AsyncPostgresSaver` in a schema of its own of the same Postgres, checkpointing every step before
+the next one starts (`durability="sync"`, as Temporal records each activity's result before
+scheduling the next). One LangGraph thread per conversation thread, as a chat app would. Where
+Memoir would ask a person (a notify email, a question, an approval, a choice) the graph stops
+with status `awaiting_human`: the benchmark's turns never get there.
 """
 
 from __future__ import annotations
@@ -33,13 +33,13 @@ from temporalio.client import Client
 
 from activities.context import ContextActivities
 from activities.deps import Deps
+from activities.memory import MemoryActivities
 from activities.remember import RememberActivities
 from api.app import create_app
 from api.deps import CurrentUser
 from api.emails import EmailIn, incoming_email
 from api.schemas import ChatMessageIn
 from memoir.db import Pool
-from memoir.memory.engine import MemoryEngine
 from memoir.models import (
     Channel,
     Classification,
@@ -104,17 +104,8 @@ class TurnGraph:
 
     def __init__(self, deps: Deps) -> None:
         self.deps = deps
-        self.contexts, self.remembering = ContextActivities(deps), RememberActivities(deps)
-        stores = deps.stores
-        self.engine = MemoryEngine(
-            deps.settings,
-            deps.llm,
-            deps.embedding_model(),
-            stores.memories,
-            stores.user_context,
-            stores.pool,
-            records=stores.messages,
-        )
+        self.contexts, self.memory = ContextActivities(deps), MemoryActivities(deps)
+        self.remembering = RememberActivities(deps)
 
     def compile(self, checkpointer: AsyncPostgresSaver) -> Any:
         graph = StateGraph(TurnState)
@@ -157,13 +148,13 @@ class TurnGraph:
         }
 
     async def memory_hotpath(self, state: TurnState) -> TurnState:
-        hotpath = await self.engine.hotpath(TurnRequest.model_validate(state["turn"]))
+        hotpath = await self.memory.memory_hotpath(TurnRequest.model_validate(state["turn"]))
         return {"hotpath": _json(hotpath)}
 
     async def memory_context(self, state: TurnState) -> TurnState:
         turn = TurnRequest.model_validate(state["turn"])
         hotpath = MemoryContext.model_validate(state["hotpath"])
-        stages = MemoryStages(hotpath=hotpath, context=await self.engine.context(turn))
+        stages = MemoryStages(hotpath=hotpath, context=await self.memory.memory_context(turn))
         turn.memory = stages.for_turn()
         events = stages.events
         classification = None if turn.message.channel is Channel.EMAIL else Classification.RESPOND
@@ -242,13 +233,7 @@ class TurnGraph:
             user_name=state["turn"]["context"]["user"]["name"],  # as the workflow passes it
         )
         events = await self.remembering.remember_turn(request)
-        message = request.message
-        recent = await self.deps.stores.interactions.recent_messages(
-            message.user_id,
-            message.thread_id,
-            limit=2 * self.deps.settings.episodic_window_n,
-        )
-        events += await self.engine.capture(request, recent)
+        events += await self.memory.episodic_capture(request)
         return {"memory_events": [*state.get("memory_events", []), *events]}
 
     # ----- steps -----------------------------------------------------------------------------
