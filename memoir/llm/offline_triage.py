@@ -91,13 +91,14 @@ def group_addressed(email: TriageEmail) -> bool:
 
 
 def from_organisation(email: TriageEmail) -> str | None:
-    """Why the sender is an organisation (bulk mail, or a role address that greets nobody by
-    name), or None for a person."""
+    """Why the sender is an organisation (bulk mail, a no-reply address, or a role address that
+    greets nobody by name), or None for a person."""
     if bulk_mail(email):
         return "bulk mail (an unsubscribe footer)"
     address = email_address(email.author)
-    greets = _greets(email, "personal") and not _greets(email, "group")
-    if pattern("role_local_parts").search(address.partition("@")[0]) and not greets:
+    local = address.partition("@")[0]
+    person = _greets(email, "personal") and not pattern("machine_local_parts").search(local)
+    if pattern("role_local_parts").search(local) and not (person and not _greets(email, "group")):
         return f"a role address ({address})"
     return None
 
@@ -177,8 +178,7 @@ class Vote:
 def nearest(email: TriageEmail, embedder: Embedder) -> Vote:
     """The categories of the examples nearest to `email`, scored by cosine similarity."""
     vote = table()["vote"]
-    text = re.sub(vote["left_out"], "it", f"{email.subject}: {email.body}")
-    text = " ".join(text.split())[:600]
+    text = " ".join(re.sub(vote["left_out"], "it", f"{email.subject}: {email.body}").split())[:600]
     similarities = _index().similarities([text], embedder)[0]
     ranked: dict[str, list[int]] = {}
     for index in np.argsort(-similarities):
