@@ -84,3 +84,17 @@ def test_cli_prints_json_and_exits_0_without_flips_and_1_on_a_bad_file(tmp_path:
     missing = CliRunner().invoke(app, ["eval", "triage", str(tmp_path / "none.json")])
     assert missing.exit_code == 1
     assert "none.json" in missing.output
+
+
+def test_the_blind_set_meets_the_issue_10_targets() -> None:
+    """The set written before reading the triage table (`triage_eval_blind.json`): at least 0.90
+    before feedback, neither simulated person lowers it, and no lesson flips an email outside
+    its scope."""
+    blind = DEFAULT_FILE.with_name("triage_eval_blind.json")
+    result = CliRunner().invoke(app, ["eval", "triage", str(blind), "--json"])
+    assert result.exit_code == 0, result.output
+    figures = json.loads(result.stdout[result.stdout.index("{") :])
+    before = figures["before"]["accuracy"]
+    assert before >= 0.90, figures["before"]
+    assert [p["after"]["accuracy"] >= before for p in figures["people"]] == [True, True]
+    assert figures["out_of_scope_flips"] == 0

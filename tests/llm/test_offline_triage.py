@@ -100,6 +100,34 @@ EMAILS = [
         "Are you coming for dinner on Sunday? Let me know!",
         Classification.RESPOND,
     ),
+    (
+        "no_reply_greeting_by_name",
+        "Bank <no-reply@bank.example>",
+        "Password changed",
+        "Hi Ana,\n\nYour banking password was changed today. If it wasn't you, please call us.",
+        Classification.NOTIFY,
+    ),
+    (
+        "billing_asks_for_a_new_card",
+        "Hosting Co <billing@hosting.example>",
+        "Your card was declined",
+        "We could not charge your plan. Please update your payment details to keep your servers.",
+        Classification.NOTIFY,
+    ),
+    (
+        "investment_scam",
+        "Victor Ng <victor.ng@outlook.com>",
+        "A private opportunity",
+        "Dear friend, my fund pays guaranteed weekly profits. Please write back with your number.",
+        Classification.IGNORE,
+    ),
+    (
+        "receptionist_asks_to_reply_yes",
+        "City Clinic <appointments@cityclinic.example>",
+        "Your appointment",
+        "Hi Ana, you're booked with Dr. Moss on Monday at 8:15. Reply YES to confirm.",
+        Classification.RESPOND,
+    ),
 ]
 
 
