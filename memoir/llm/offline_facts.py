@@ -7,13 +7,14 @@ rules, so summaries written earlier, or by another model, can be compared.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from itertools import takewhile
 from typing import Any
 
 from memoir.llm import tables
-from memoir.llm.offline_clauses import WORDS
+from memoir.llm.offline_clauses import WORDS, gerund
 from memoir.llm.tables import entries, lines
 from memoir.text import swap_words
 
@@ -21,7 +22,6 @@ I = re.I  # noqa: E741
 Entities = tuple[dict[str, tuple[str, str]], str | None]  # name → (pet | person, noun); the last
 _REF = re.compile(r"\{(@?)([a-z_]+)(?:=([a-z_|]+))?\}")
 _FIELD = re.compile(r"\{(\w+)(?:\|(\w+))?(?::(\w+))?\}")
-_CUT = re.compile(r",|;|\s+(?:and|but|so|because|since|while|although|though|which|who)\s+", I)
 FACTS: dict[str, Any] = tables.table("memory_facts")  # memory_facts.yaml, read once
 PERSON = r"^person:([^:]+):"  # a named speaker's key: person:maya:city
 
@@ -93,31 +93,25 @@ def rules() -> tuple[Rule, ...]:
 # ----- slots -----------------------------------------------------------------------------------
 
 
-def _clause(text: str) -> str:
-    """`text` up to the end of its first clause, without trailing punctuation."""
-    head = re.split(r"\s+[-—]\s+", _CUT.split(text, maxsplit=1)[0], maxsplit=1)[0]
-    return head.strip().rstrip(".!?;:,").strip()
-
-
 def _title(word: str) -> str:
     return word if any(c.isupper() for c in word) else word[:1].upper() + word[1:]
 
 
-def _name(raw: str, caps: bool) -> str | None:
+def _name(raw: str) -> str | None:
     """A person's or pet's name from the words after "named" / "my dog": one or two words."""
     words, stops = raw.strip().rstrip(".,!?;:").split(), WORDS["name_stops"]
     if not words or words[0].lower().strip("'") in stops or not words[0][0].isalpha():
         return None
     name = _title(re.sub(r"'s$", "", words[0].strip(",.'\"")))
     second = words[1] if len(words) > 1 else ""
-    if caps and second[:1].isupper() and second.lower() not in stops:
+    if second[:1].isupper() and second.lower() not in stops:
         name += " " + second.strip(",.'\"")
     return name
 
 
-def _looks_named(sentence: str, m: re.Match[str]) -> bool:
+def _looks_named(m: re.Match[str]) -> bool:
     """A word where a name may be is one when capitalized, or followed by "is", "," or the end."""
-    after = sentence[m.end("lname") :].lstrip()
+    after = m.string[m.end("lname") :].lstrip()
     follower = after.split()[0].lower().strip(",.!?;:") if after else ""
     ends = not after or after[:1] in ",.!?;:"
     return m.group("lname")[:1].isupper() or ends or follower in WORDS["name_followers"]
@@ -126,7 +120,7 @@ def _looks_named(sentence: str, m: re.Match[str]) -> bool:
 def _place(raw: str) -> str | None:
     """A place from the words after "live in" / "from": up to three, capitalized, no "the"."""
     stops = WORDS["name_stops"] - {"new", "old"} | WORDS["place_stops"]
-    words = list(takewhile(lambda w: w.lower().strip(",.") not in stops, _clause(raw).split()))
+    words = list(takewhile(lambda w: w.lower().strip(",.") not in stops, raw.rstrip(".").split()))
     words = words[1:] if len(words) > 1 and words[0].lower() == "the" else words
     return " ".join(w if w.isupper() else _title(w) for w in words[:3]) or None
 
@@ -138,17 +132,13 @@ def _article(noun: str) -> str:
 def _who(raw: str, rule: Rule, context: Entities) -> dict[str, str] | None:
     """The person or pet a bare name or pronoun stands for, if it is of the rule's kind."""
     entities, last = context
-    pronoun = raw.lower() in ("she", "he", "it")
-    name = last if pronoun else raw
-    if not name or (not pronoun and raw.lower() in WORDS["not_names"]):
-        return None
-    kind_of, kind = entities.get(name.lower(), ("pet", "pet"))
-    return {"name": name, "kind": kind} if kind_of == rule.spec["who"] else None
+    name = last if raw.lower() in ("she", "he", "it") else raw  # a name: never one of not_names
+    kind_of, kind = entities.get((name or "").lower(), ("pet", "pet"))
+    return {"name": name, "kind": kind} if name and kind_of == rule.spec["who"] else None
 
 
-def _slots(rule: Rule, m: re.Match[str], sentence: str, context: Entities) -> dict[str, str] | None:
+def _slots(rule: Rule, m: re.Match[str], context: Entities) -> dict[str, str] | None:
     """The slots of one match, cleaned by kind; None when one is not what it should be."""
-    caps = any(c.isupper() for c in sentence[1:])
     attrs: dict[str, str] = dict(rule.spec.get("set", {}))
     for group, raw in m.groupdict().items():
         value: str | None = raw.strip() if raw else None
@@ -159,17 +149,17 @@ def _slots(rule: Rule, m: re.Match[str], sentence: str, context: Entities) -> di
             attrs.update(found)
             continue
         if group in ("name", "lname"):
-            if group == "lname" and not _looks_named(sentence, m):
+            if group == "lname" and not _looks_named(m):
                 return None
-            value, group = _name(sentence[m.start(group) :], caps), "name"
+            value, group = _name(m.string[m.start(group) :]), "name"
         elif group == "place":
             value = _place(raw)
         elif group == "what":
-            value = swap_words(_clause(raw), WORDS["first_to_third"])  # my → their
+            value = swap_words(raw.strip(), WORDS["first_to_third"])  # my → their
             value = value[:1].lower() + value[1:] if m.start(group) == 0 else value
             value = None if value.lower() in WORDS["pronoun_objects"] else value
         elif group == "job":
-            job = re.split(r"\s+(?:at|for|in)\s+", _clause(raw), maxsplit=1, flags=I)[0]
+            job = raw.strip()
             value = job if re.match(r"^(?:an?|the)\s", job, I) else f"{_article(job)} {job}"
         elif group == "language":
             value = raw.capitalize()
@@ -187,19 +177,21 @@ def _slots(rule: Rule, m: re.Match[str], sentence: str, context: Entities) -> di
 # ----- facts -----------------------------------------------------------------------------------
 
 
+_FILTERS: dict[str, Callable[[str], str]] = {  # {slot:filter} in a template
+    "slug": lambda v: re.sub(r"[^a-z0-9]+", "-", v.lower()).strip("-") or "x",
+    "words": lambda v: " ".join(sorted(content_words(v))),  # sorted content words
+    "canon": lambda v: str(WORDS["canonical_relations"].get(v.lower(), v.lower())),  # mom → mother
+    "a": _article,  # "a" or "an" before it
+    "ing": gerund,  # book → booking
+    "lower": lambda v: v[:1].lower() + v[1:],  # its first letter
+}
+
+
 def _field(m: re.Match[str], attrs: dict[str, str]) -> str | None:
-    """One `{slot|fallback:filter}` of a template: slug, words, canon (mom → mother), a/an."""
+    """One `{slot|fallback:filter}` of a template, its filter (`_FILTERS`) applied."""
     name, fallback, how = m.groups()
     value = attrs.get(name) or attrs.get(fallback or "")
-    if not value or not how:
-        return value
-    if how == "slug":
-        return re.sub(r"[^a-z0-9]+", "-", value.lower()).strip("-") or "x"
-    if how == "words":
-        return " ".join(sorted(content_words(value)))
-    if how == "canon":
-        return str(WORDS["canonical_relations"].get(value.lower(), value.lower()))
-    return _article(value)
+    return _FILTERS[how](value) if value and how else value
 
 
 def render(template: str, attrs: dict[str, str]) -> str | None:
@@ -218,7 +210,7 @@ def _fact(rule: Rule, sentence: str, context: Entities) -> Fact | None:
     """The fact of the rule's first pattern that matches with valid slots."""
     spec = rule.spec
     for m in (m for p in rule.patterns for m in p.finditer(sentence)):
-        attrs = _slots(rule, m, sentence, context) or {}  # {}: every summary needs a slot
+        attrs = _slots(rule, m, context) or {}  # {}: every summary needs a slot
         said, slot = render(spec["says"], attrs), render(spec["slot"], attrs)
         if said and slot:
             key = render(spec["key"], attrs) if "key" in spec else None

@@ -11,7 +11,7 @@ import re
 
 from memoir.embeddings import Embedder
 from memoir.llm import tables
-from memoir.llm.offline_clauses import WORDS, gerund, parse_clause
+from memoir.llm.offline_clauses import WORDS, parse_clause
 from memoir.llm.offline_extract import Reading, read_message
 from memoir.llm.offline_facts import FACTS, PERSON, content_words, read_summary, render, rules
 from memoir.memory.requests import (
@@ -113,12 +113,6 @@ def compose_offline(request: ComposeRequest, embedder: Embedder) -> ComposedSumm
 # ----- episodic ----------------------------------------------------------------------------------
 
 
-def _said_back(m: re.Match[str], template: str) -> str:
-    """A topic template filled with the captures, said to the user, without their time."""
-    words = {k: second_person(strip_when(v)).strip(" ,.") for k, v in m.groupdict().items() if v}
-    return render(template, words) or template
-
-
 def _topic(request: EpisodeRequest, recall: bool) -> str:
     """What the request was about, said to the user: "a reminder to call your mom"."""
     if request.email is not None:
@@ -126,24 +120,16 @@ def _topic(request: EpisodeRequest, recall: bool) -> str:
     table = tables.table("memory_episodes")
     _speaker, text = split_speaker(one_line(request.request.strip(), 400))
     if recall:
-        m, says = re.search(table["recap"]["when"], text, re.I), table["recap"]["says"]
-        return _said_back(m, says) if m else render(says, {}) or ""
+        m = re.search(table["recap"]["when"], text, re.I)
+        what = second_person(strip_when(m["what"])).strip(" ,.") if m else ""
+        return render(table["recap"]["says"], {"what": what}) or ""
     text = re.sub(table["polite"], "", text, flags=re.I).rstrip(" ?.!")
+    plain = second_person(strip_when(text)).strip(" ,.")  # said back, without its time
     for topic in table["topics"]:
-        if m := re.match(topic["when"], text, re.I):
-            return _said_back(m, topic["says"])
-    plain = second_person(strip_when(text)).strip(" ,.")
-    words = plain.split()
-    if not words:
-        return "a short exchange"
-    if re.match(table["question"], plain, re.I):
-        about = re.sub(table["question"], "", plain, flags=re.I).strip(" ?") or "it"
-        return f"your question about {' '.join(about.split()[:10])}"
-    head = words[0].lower()
-    verb = head.isalpha() and head not in table["not_verbs"].split()
-    if verb and not parse_clause(text).has_verb:  # "book the dentist"
-        return f"{gerund(head)} {' '.join(words[1:10])}".strip()
-    return f"that {plain[:1].lower()}{plain[1:]}" if len(words) <= 12 else "what you told me"
+        m = re.match(topic["when"], plain, re.I)
+        if m and not (topic.get("bare verb") and parse_clause(text).has_verb):
+            return render(topic["says"], m.groupdict()) or topic["says"]
+    return str(table["otherwise"])
 
 
 def episodic_offline(request: EpisodeRequest, embedder: Embedder) -> EpisodicSummary:

@@ -274,6 +274,7 @@ def test_paraphrased_facts_are_recognised(text: str, summary: str) -> None:
     ("text", "topic"),
     [
         ("Remind me tomorrow", "a reminder"),
+        ("Remind me tomorrow at 9 to call my mom", "a reminder to call your mom"),
         ("Book the physio for Friday at 4", "booking the physio"),
         ("Please plan my week", "planning your week"),
         ("Can you find a quiet café nearby?", "finding a quiet café nearby"),
