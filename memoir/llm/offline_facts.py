@@ -109,14 +109,6 @@ def _name(raw: str) -> str | None:
     return name
 
 
-def _looks_named(m: re.Match[str]) -> bool:
-    """A word where a name may be is one when capitalized, or followed by "is", "," or the end."""
-    after = m.string[m.end("lname") :].lstrip()
-    follower = after.split()[0].lower().strip(",.!?;:") if after else ""
-    ends = not after or after[:1] in ",.!?;:"
-    return m.group("lname")[:1].isupper() or ends or follower in WORDS["name_followers"]
-
-
 def _place(raw: str) -> str | None:
     """A place from the words after "live in" / "from": up to three, capitalized, no "the"."""
     stops = WORDS["name_stops"] - {"new", "old"} | WORDS["place_stops"]
@@ -148,10 +140,8 @@ def _slots(rule: Rule, m: re.Match[str], context: Entities) -> dict[str, str] | 
                 return None
             attrs.update(found)
             continue
-        if group in ("name", "lname"):
-            if group == "lname" and not _looks_named(m):
-                return None
-            value, group = _name(m.string[m.start(group) :]), "name"
+        if group == "name":
+            value = _name(m.string[m.start(group) :])
         elif group == "place":
             value = _place(raw)
         elif group == "what":
