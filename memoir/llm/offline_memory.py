@@ -119,13 +119,9 @@ def _topic(request: EpisodeRequest, recall: bool) -> str:
         return f"the email “{request.email.subject}” from {request.email.author}"
     table = tables.table("memory_episodes")
     _speaker, text = split_speaker(one_line(request.request.strip(), 400))
-    if recall:
-        m = re.search(table["recap"]["when"], text, re.I)
-        what = second_person(strip_when(m["what"])).strip(" ,.") if m else ""
-        return render(table["recap"]["says"], {"what": what}) or ""
     text = re.sub(table["polite"], "", text, flags=re.I).rstrip(" ?.!")
     plain = second_person(strip_when(text)).strip(" ,.")  # said back, without its time
-    for topic in table["topics"]:
+    for topic in table["recap" if recall else "topics"]:
         m = re.match(topic["when"], plain, re.I)
         if m and not (topic.get("bare verb") and parse_clause(text).has_verb):
             return render(topic["says"], m.groupdict()) or topic["says"]
