@@ -192,8 +192,9 @@ def classify(email: TriageEmail, embedder: Embedder) -> tuple[Classification, st
     """The general decision and its reason, in words."""
     if rule := exact_rule(email):
         return rule[0], f"the exact rule for {rule[1]} fired"
-    vote = nearest(email, embedder)
-    quiet = vote.best(lambda e: e.action is not RESPOND)
+    vote, domain = nearest(email, embedder), org_domain(email.author)
+    inside = own_domain(domain, email)  # the user's own organisation sends no marketing or spam
+    quiet = vote.best(lambda e: e.action is not RESPOND and not (inside and e.unsolicited))
     if organisation := from_organisation(email):
         if pattern("explicit_reply").search(email.text):
             return RESPOND, f"it is {organisation} that asks for a reply in so many words"
@@ -203,9 +204,8 @@ def classify(email: TriageEmail, embedder: Embedder) -> tuple[Classification, st
         return quiet.action, f"a person asks nothing of the reader; {vote.why(quiet)}"
     if group_addressed(email):
         return (top := vote.best()).action, f"it is sent to a group; {vote.why(top)}"
-    top, domain = vote.best(), org_domain(email.author)
-    outside = not (own_domain(domain, email) or public_domain(domain))
-    if outside and top.unsolicited:
+    top = vote.best()
+    if not (inside or public_domain(domain)) and top.unsolicited:
         return IGNORE, f"an outside business asks ({wanted}), but {vote.why(top)}"
     return RESPOND, f"a person wrote it and asks: {wanted}"
 

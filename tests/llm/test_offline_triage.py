@@ -128,6 +128,20 @@ EMAILS = [
         "Hi Ana, you're booked with Dr. Moss on Monday at 8:15. Reply YES to confirm.",
         Classification.RESPOND,
     ),
+    (
+        "colleague_announces_to_everyone",
+        "Rui Costa <rui@me.example>",
+        "One customer team",
+        "Hi everyone,\n\nFrom next month Support and Success merge into one team led by Lina.",
+        Classification.NOTIFY,
+    ),
+    (
+        "out_of_office_names_a_stand_in",
+        "Rui Costa <rui@me.example>",
+        "Off next week",
+        "I'm off next week without a laptop. For billing questions please go to Lina.",
+        Classification.NOTIFY,
+    ),
 ]
 
 
