@@ -5,8 +5,8 @@ what it asks of the reader, and the exact rules (scams, replies to invitations, 
 needed"). `classify`: an exact rule of the table; for an organisation's mail, its nearest example
 emails (MiniLM) among notify and ignore (respond only when it asks for a reply in so many words);
 for a person's, respond when they ask the reader something, unless an outside business's mail
-reads like unsolicited mail; else the nearest examples. Then the most specific learned lesson
-whose scope covers the email decides (`memoir.lessons`)."""
+reads like unsolicited mail; else the nearest examples (never marketing for the user's own
+organisation). Then the most specific lesson whose scope covers it decides (`memoir.lessons`)."""
 
 from __future__ import annotations
 
