@@ -95,8 +95,7 @@ def from_organisation(email: TriageEmail) -> str | None:
     greets nobody by name), or None for a person."""
     if bulk_mail(email):
         return "bulk mail (an unsubscribe footer)"
-    address = email_address(email.author)
-    local = address.partition("@")[0]
+    local = (address := email_address(email.author)).partition("@")[0]
     person = _greets(email, "personal") and not pattern("machine_local_parts").search(local)
     if pattern("role_local_parts").search(local) and not (person and not _greets(email, "group")):
         return f"a role address ({address})"
@@ -204,8 +203,9 @@ def classify(email: TriageEmail, embedder: Embedder) -> tuple[Classification, st
         return quiet.action, f"a person asks nothing of the reader; {vote.why(quiet)}"
     if group_addressed(email):
         return (top := vote.best()).action, f"it is sent to a group; {vote.why(top)}"
-    top = vote.best()
-    if not (inside or public_domain(domain)) and top.unsolicited:
+    top, asked = vote.best(), vote.best(lambda e: e.action is RESPOND)
+    clear = vote.scores[top.category] - vote.scores[asked.category] > table()["vote"]["margin"]
+    if not (inside or public_domain(domain)) and top.unsolicited and clear:
         return IGNORE, f"an outside business asks ({wanted}), but {vote.why(top)}"
     return RESPOND, f"a person wrote it and asks: {wanted}"
 

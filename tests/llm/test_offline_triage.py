@@ -142,6 +142,13 @@ EMAILS = [
         "I'm off next week without a laptop. For billing questions please go to Lina.",
         Classification.NOTIFY,
     ),
+    (
+        "client_feature_question",
+        "Kim Ito <kim.ito@lumen-logistics.example>",
+        "SCIM provisioning?",
+        "Hi Ana, can we provision users from Okta through SCIM? We need it before our rollout.",
+        Classification.RESPOND,
+    ),
 ]
 
 
