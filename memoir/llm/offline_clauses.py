@@ -12,7 +12,7 @@ from functools import cache
 from itertools import repeat
 from typing import Any, Literal
 
-from lemminflect import getInflection, getLemma
+from lemminflect import getAllLemmas, getInflection, getLemma
 
 from memoir.llm.tables import entries, lines, table
 
@@ -95,6 +95,11 @@ def is_verb_of(word: str, kind: str) -> bool:
     """Whether a verb form, as written or by its lemma, is one of a verb list: event_verbs
     (went, adopted, started), opinion_verbs (think, guessed, hope: the speaker's mind, the talk)."""
     return bool({word.lower(), _lemma(word)} & WORDS[kind])
+
+
+def known_verb(word: str) -> bool:
+    """Whether the dictionary knows `word` as a verb form: book, schedule, thanks; not Dan."""
+    return bool(getAllLemmas(word.lower(), upos="VERB"))
 
 
 def past_form(word: str) -> str:

@@ -11,7 +11,7 @@ import re
 
 from memoir.embeddings import Embedder
 from memoir.llm import tables
-from memoir.llm.offline_clauses import WORDS, parse_clause
+from memoir.llm.offline_clauses import WORDS, known_verb, parse_clause
 from memoir.llm.offline_extract import Reading, read_message
 from memoir.llm.offline_facts import FACTS, PERSON, content_words, read_summary, render, rules
 from memoir.memory.requests import (
@@ -113,6 +113,12 @@ def compose_offline(request: ComposeRequest, embedder: Embedder) -> ComposedSumm
 # ----- episodic ----------------------------------------------------------------------------------
 
 
+def _verb_first(word: str, text: str) -> bool:
+    """Whether a request opens with a verb and has no subject ("book the dentist"; not "Dan,
+    the book club was fun")."""
+    return known_verb(word) and not parse_clause(text).has_verb
+
+
 def _topic(request: EpisodeRequest, recall: bool) -> str:
     """What the request was about, said to the user: "a reminder to call your mom"."""
     if request.email is not None:
@@ -123,7 +129,7 @@ def _topic(request: EpisodeRequest, recall: bool) -> str:
     plain = second_person(strip_when(text)).strip(" ,.")  # said back, without its time
     for topic in table["recap" if recall else "topics"]:
         m = re.match(topic["when"], plain, re.I)
-        if m and not (topic.get("bare verb") and parse_clause(text).has_verb):
+        if m and (not topic.get("bare verb") or _verb_first(m["verb"], text)):
             return render(topic["says"], m.groupdict()) or topic["says"]
     return str(table["otherwise"])
 

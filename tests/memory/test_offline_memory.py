@@ -279,6 +279,7 @@ def test_paraphrased_facts_are_recognised(text: str, summary: str) -> None:
         ("Please plan my week", "planning your week"),
         ("Can you find a quiet café nearby?", "finding a quiet café nearby"),
         ("What's the tide like?", "your question about the tide like"),
+        ("Meetings last 45 minutes", "that meetings last 45 minutes"),  # no verb: no "-ing"
     ],
 )
 def test_an_episode_topic_is_words_never_the_request_quoted(text: str, topic: str) -> None:
