@@ -149,6 +149,13 @@ EMAILS = [
         "Hi Ana, can we provision users from Okta through SCIM? We need it before our rollout.",
         Classification.RESPOND,
     ),
+    (
+        "credential_phishing",
+        "File Share <files@share-docs-online.example>",
+        "A file was shared with you",
+        "Sign in with your email password to open the shared invoice. The link expires today.",
+        Classification.IGNORE,
+    ),
 ]
 
 
