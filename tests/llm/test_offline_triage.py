@@ -156,6 +156,20 @@ EMAILS = [
         "Sign in with your email password to open the shared invoice. The link expires today.",
         Classification.IGNORE,
     ),
+    (
+        "cold_pitch_from_a_person",
+        "Nora Blake <nora@brightleaf-media.example>",
+        "Redesign?",
+        "Hi Ana, we've redesigned sites for 90 software firms. When could we talk about yours?",
+        Classification.IGNORE,
+    ),
+    (
+        "prospective_client_found_the_website",
+        "Nora Blake <nora@brightleaf-media.example>",
+        "Project timeline",
+        "Hi Ana, I found your website and we'd like a quote for a redesign. What's the timeline?",
+        Classification.RESPOND,
+    ),
 ]
 
 
