@@ -5,7 +5,7 @@ what it asks of the reader, and the exact rules (scams, replies to invitations, 
 needed"). `classify`: an exact rule of the table; for an organisation's mail, its nearest example
 emails (MiniLM) among notify and ignore (respond only when it asks for a reply in so many words);
 for a person's, respond when they ask the reader something, unless an outside business's mail
-reads like unsolicited mail; else the nearest examples (never marketing for the user's own
+reads like unsolicited mail; else the nearest examples (no marketing from the user's own
 organisation). Then the most specific lesson whose scope covers it decides (`memoir.lessons`)."""
 
 from __future__ import annotations
@@ -127,10 +127,8 @@ def asks(email: TriageEmail) -> list[str]:
     boilerplate questions ("Questions?") aside."""
     found = [a["label"] for a in table()["asks"] if words(tuple(a["patterns"])).search(email.text)]
     boilerplate = pattern("boilerplate_question", at_start=True)
-    sentences = (
-        s.strip() for s in re.split(r"(?<=[.!?])\s+|\n+", f"{email.body}\n{email.subject}")
-    )
-    questions = [s for s in sentences if s.endswith("?") and not boilerplate.match(s)]
+    split = re.split(r"(?<=[.!?])\s+|\n+", f"{email.body}\n{email.subject}")
+    questions = [s for s in map(str.strip, split) if s.endswith("?") and not boilerplate.match(s)]
     return found + [f'a direct question ("{q[:80]}")' for q in questions[:1]]
 
 
@@ -139,14 +137,14 @@ class Example(NamedTuple):
     action: Classification
     rule: str
     text: str
-    unsolicited: bool  # marketing or spam: needs no reply even when it asks something
+    origin: str  # "outside": marketing or spam, no reply even to a question; "colleague": internal
 
 
 @cache
 def examples() -> list[Example]:
     """Every labelled example email of the table."""
     return [
-        Example(n, Classification(c["action"]), c["rule"], text, bool(c.get("unsolicited")))
+        Example(n, Classification(c["action"]), c["rule"], text, c.get("origin", ""))
         for n, c in table()["categories"].items()
         for text in c["examples"]
     ]
@@ -192,8 +190,9 @@ def classify(email: TriageEmail, embedder: Embedder) -> tuple[Classification, st
     if rule := exact_rule(email):
         return rule[0], f"the exact rule for {rule[1]} fired"
     vote, domain = nearest(email, embedder), org_domain(email.author)
-    inside = own_domain(domain, email)  # the user's own organisation sends no marketing or spam
-    quiet = vote.best(lambda e: e.action is not RESPOND and not (inside and e.unsolicited))
+    inside = own_domain(domain, email)  # no marketing from inside, no colleague's FYI in bulk mail
+    odd = {"outside"} if inside else {"colleague"} if bulk_mail(email) else set()
+    quiet = vote.best(lambda e: e.action is not RESPOND and e.origin not in odd)
     if organisation := from_organisation(email):
         if pattern("explicit_reply").search(email.text):
             return RESPOND, f"it is {organisation} that asks for a reply in so many words"
@@ -205,7 +204,7 @@ def classify(email: TriageEmail, embedder: Embedder) -> tuple[Classification, st
         return (top := vote.best()).action, f"it is sent to a group; {vote.why(top)}"
     top, asked = vote.best(), vote.best(lambda e: e.action is RESPOND)
     clear = vote.scores[top.category] - vote.scores[asked.category] > table()["vote"]["margin"]
-    if not (inside or public_domain(domain)) and top.unsolicited and clear:
+    if not (inside or public_domain(domain)) and top.origin == "outside" and clear:
         return IGNORE, f"an outside business asks ({wanted}), but {vote.why(top)}"
     return RESPOND, f"a person wrote it and asks: {wanted}"
 

@@ -170,6 +170,13 @@ EMAILS = [
         "Hi Ana, I found your website and we'd like a quote for a redesign. What's the timeline?",
         Classification.RESPOND,
     ),
+    (
+        "outside_bulk_mail_is_no_colleague_absence",
+        "Tidewater <hello@tidewater.example>",
+        "Out this week",
+        "Our team is at a conference until Wednesday, so replies are slower.\n\nUnsubscribe",
+        Classification.IGNORE,
+    ),
 ]
 
 
