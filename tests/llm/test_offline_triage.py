@@ -177,6 +177,13 @@ EMAILS = [
         "Our team is at a conference until Wednesday, so replies are slower.\n\nUnsubscribe",
         Classification.IGNORE,
     ),
+    (
+        "out_of_office_names_who_takes_anything_urgent",
+        "Rui Costa <rui@me.example>",
+        "Out Thursday and Friday",
+        "Hi team, I'm out Thursday and Friday for a wedding. Lina can approve anything urgent.",
+        Classification.NOTIFY,
+    ),
 ]
 
 
