@@ -191,8 +191,8 @@ def classify(email: TriageEmail, embedder: Embedder) -> tuple[Classification, st
         return rule[0], f"the exact rule for {rule[1]} fired"
     vote, domain = nearest(email, embedder), org_domain(email.author)
     inside = own_domain(domain, email)  # no marketing from inside, no colleague's FYI in bulk mail
-    odd = {"outside"} if inside else {"colleague"} if bulk_mail(email) else set()
-    quiet = vote.best(lambda e: e.action is not RESPOND and e.origin not in odd)
+    unlikely = {"outside"} if inside else {"colleague"} if bulk_mail(email) else set()
+    quiet = vote.best(lambda e: e.action is not RESPOND and e.origin not in unlikely)
     if organisation := from_organisation(email):
         if pattern("explicit_reply").search(email.text):
             return RESPOND, f"it is {organisation} that asks for a reply in so many words"
