@@ -1,11 +1,11 @@
 """Offline triage from the typed request (`memoir.triage.TriageQuery`), never a rendered prompt.
 
 The exact side, read from `memoir/data/triage_examples.yaml`: who sent an email, whom it greets,
-what it asks of the reader, and the exact rules (scams, replies to invitations, "no action
-needed"). `classify`: an exact rule of the table; for an organisation's mail, its nearest example
-emails (MiniLM) among notify and ignore (respond only when it asks for a reply in so many words);
-for a person's, respond when they ask the reader something, unless an outside business's mail
-reads like unsolicited mail; else the nearest examples (no marketing from the user's own
+what it asks of the reader, and the exact rules (scams, replies to invitations, "no action needed").
+`classify`: an exact rule of the table; for an organisation's mail, its nearest example emails
+(MiniLM) among notify and ignore (respond when it asks for a reply in so many words, unless they are
+marketing); for a person's, respond when they ask the reader something, unless an outside business's
+mail reads like unsolicited mail; else the nearest examples (no marketing from the user's own
 organisation). Then the most specific lesson whose scope covers it decides (`memoir.lessons`)."""
 
 from __future__ import annotations
@@ -194,7 +194,7 @@ def classify(email: TriageEmail, embedder: Embedder) -> tuple[Classification, st
     unlikely = {"outside"} if inside else {"colleague"} if bulk_mail(email) else set()
     quiet = vote.best(lambda e: e.action is not RESPOND and e.origin not in unlikely)
     if organisation := from_organisation(email):
-        if pattern("explicit_reply").search(email.text):
+        if pattern("explicit_reply").search(email.text) and quiet.origin != "outside":
             return RESPOND, f"it is {organisation} that asks for a reply in so many words"
         return quiet.action, f"it is {organisation}, no reply needed; {vote.why(quiet)}"
     wanted = ", ".join(asks(email))

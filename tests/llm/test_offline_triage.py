@@ -184,6 +184,20 @@ EMAILS = [
         "Hi team, I'm out Thursday and Friday for a wedding. Lina can approve anything urgent.",
         Classification.NOTIFY,
     ),
+    (
+        "absence_until_a_day_is_no_deadline",
+        "Rui Costa <rui@me.example>",
+        "Away until Monday",
+        "I'm at my sister's wedding until Monday. Lina covers the support queue meanwhile.",
+        Classification.NOTIFY,
+    ),
+    (
+        "marketing_that_says_reply_yes",
+        "Ledgerly <grow@ledgerly.example>",
+        "Your free e-book",
+        "Want to close your books faster? Reply YES for our free e-book.\n\nUnsubscribe",
+        Classification.IGNORE,
+    ),
 ]
 
 
