@@ -102,6 +102,11 @@ def known_verb(word: str) -> bool:
     return bool(getAllLemmas(word.lower(), upos="VERB"))
 
 
+def proper_name(word: str) -> bool:
+    """A capitalized word that is no word of the dictionary: Alice, Luna; not Meetings, The."""
+    return _is_name(word) and not getAllLemmas(word.lower().strip(",.!?;:"))
+
+
 def past_form(word: str) -> str:
     """The simple past of a verb form: started → started, gone → went."""
     return _inflected(_lemma(word), "VBD") if _is_past(word, participle=True) else word

@@ -14,7 +14,7 @@ from itertools import takewhile
 from typing import Any
 
 from memoir.llm import tables
-from memoir.llm.offline_clauses import WORDS, gerund
+from memoir.llm.offline_clauses import WORDS, gerund, proper_name
 from memoir.llm.tables import entries, lines
 from memoir.text import swap_words
 
@@ -173,7 +173,7 @@ _FILTERS: dict[str, Callable[[str], str]] = {  # {slot:filter} in a template
     "canon": lambda v: str(WORDS["canonical_relations"].get(v.lower(), v.lower())),  # mom → mother
     "a": _article,  # "a" or "an" before it
     "ing": gerund,  # book → booking
-    "lower": lambda v: v[:1].lower() + v[1:],  # its first letter
+    "lower": lambda v: v if proper_name(v.split()[0]) else v[:1].lower() + v[1:],  # 1st letter
 }
 
 

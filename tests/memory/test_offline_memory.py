@@ -280,6 +280,7 @@ def test_paraphrased_facts_are_recognised(text: str, summary: str) -> None:
         ("Can you find a quiet café nearby?", "finding a quiet café nearby"),
         ("What's the tide like?", "your question about the tide like"),
         ("Meetings last 45 minutes", "that meetings last 45 minutes"),  # no verb: no "-ing"
+        ("Ingrid lives in Bergen", "that Ingrid lives in Bergen"),  # a name keeps its capital
     ],
 )
 def test_an_episode_topic_is_words_never_the_request_quoted(text: str, topic: str) -> None:
