@@ -198,6 +198,20 @@ EMAILS = [
         "Want to close your books faster? Reply YES for our free e-book.\n\nUnsubscribe",
         Classification.IGNORE,
     ),
+    (
+        "abandoned_cart_reminder",
+        "Lumo Lamps <shop@lumolamps.example>",
+        "Did you forget?",
+        "Hi Ana, the brass floor lamp is still in your basket. Order today, delivery is free.",
+        Classification.IGNORE,
+    ),
+    (
+        "phishing_asks_for_a_login_to_open_a_file",
+        "Secure Files <files@vault-share.example>",
+        "Invoice 7781",
+        "Payables sent you an invoice. Use your Outlook password to open the secure file.",
+        Classification.IGNORE,
+    ),
 ]
 
 
