@@ -202,8 +202,8 @@ def classify(email: TriageEmail, embedder: Embedder) -> tuple[Classification, st
         return quiet.action, f"a person asks nothing of the reader; {vote.why(quiet)}"
     if group_addressed(email):
         return (top := vote.best()).action, f"it is sent to a group; {vote.why(top)}"
-    top, asked = vote.best(), vote.best(lambda e: e.action is RESPOND)
-    clear = vote.scores[top.category] - vote.scores[asked.category] > table()["vote"]["margin"]
+    top, asked, v = vote.best(), vote.best(lambda e: e.action is RESPOND), table()["vote"]
+    clear = vote.scores[top.category] > max(vote.scores[asked.category] + v["margin"], v["floor"])
     if not (inside or public_domain(domain)) and top.origin == "outside" and clear:
         return IGNORE, f"an outside business asks ({wanted}), but {vote.why(top)}"
     return RESPOND, f"a person wrote it and asks: {wanted}"

@@ -212,6 +212,20 @@ EMAILS = [
         "Payables sent you an invoice. Use your Outlook password to open the secure file.",
         Classification.IGNORE,
     ),
+    (
+        "clinic_asks_to_reply_or_call_to_book",
+        "Oak Street Vets <clinic@oakstreetvets.example>",
+        "Pepper is due",
+        "Hi Ana, Pepper is due for her yearly shots. Reply or give us a ring to book a visit.",
+        Classification.RESPOND,
+    ),
+    (
+        "phishing_asks_to_confirm_the_email_password",
+        "Mail Admin <admin@mail-quota.example>",
+        "3 messages held",
+        "Three incoming messages are on hold. Confirm your email password to release them.",
+        Classification.IGNORE,
+    ),
 ]
 
 
