@@ -156,7 +156,8 @@ def subject_pattern(subject: str) -> str:
 
 def scope_ladder(email: EmailLike, action: Classification) -> list[Scope]:
     """The scopes to try, broadest first: the domain of an automated sender (not shared), the
-    address (when one decision may speak for the sender), the subject within the address."""
+    address (when one decision may speak for the sender), the subject within the address; an
+    acknowledgement only the last."""
     address = email_address(email.author)
     mail = TriageEmail(email.author, email.to, email.subject, email.body)
     domain = rules.org_domain(address)
@@ -164,12 +165,15 @@ def scope_ladder(email: EmailLike, action: Classification) -> list[Scope]:
     local = address.partition("@")[0]
     automated = bool(rules.pattern("automated_local_parts").search(local)) or rules.bulk_mail(mail)
     ladder: list[Scope] = []
-    if "@" in address and automated and not shared:
+    # Acknowledging says notifying was right for mail like this one, not for all of a sender's:
+    # a company's alerts and its promotions share a domain, often an address.
+    broad = action is not Classification.NOTIFY
+    if "@" in address and automated and not shared and broad:
         ladder.append(Scope(ScopeKind.DOMAIN, domain))
-    # A colleague or a personal contact writes about many things: ignoring or acknowledging one
-    # email says nothing about the next. Responding is safe for anyone (a draft to approve).
+    # A colleague or a personal contact writes about many things: ignoring one email says
+    # nothing about the next. Responding is safe for anyone (a draft to approve).
     whole = automated or action is Classification.RESPOND
-    if "@" in address and (whole or (action is Classification.IGNORE and not shared)):
+    if "@" in address and broad and (whole or (action is Classification.IGNORE and not shared)):
         ladder.append(Scope(ScopeKind.SENDER, address))
     return [*ladder, Scope(ScopeKind.SUBJECT, subject_pattern(email.subject), address or None)]
 

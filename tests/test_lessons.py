@@ -48,8 +48,8 @@ def test_each_lesson_lands_under_the_heading_of_its_action() -> None:
     text = learn(text, "notify.respond", DAN)
     ignore_line = '- Ignore: emails from anyone at shop.example (you ignored "Spring sale")'
     notify_line = (
-        '- Notify: emails from anyone at harborbank.example (you acknowledged "Your statement '
-        'is ready")'
+        '- Notify: emails from alerts@harborbank.example with subjects like "Your statement is '
+        'ready" (you acknowledged "Your statement is ready")'
     )
     respond_line = (
         '- Respond: emails from dan@acme.example (you chose to respond to "Lunch on Friday?")'
@@ -67,6 +67,14 @@ def test_scope_is_the_address_for_a_person_and_the_domain_for_an_automated_sende
     news = email("News <news@mail.shop.example>", "Weekly picks", "Unsubscribe")
     lessons = parse_lessons(learn(TRIAGE, "notify.ignore", news))
     assert lessons[0].scope == Scope(ScopeKind.DOMAIN, "shop.example")
+
+
+def test_an_acknowledgement_covers_mail_like_it_not_the_senders_other_mail() -> None:
+    alert = email("GitHub <noreply@github.example>", "Security alert for memoir", "Unsubscribe")
+    lesson = parse_lessons(learn(TRIAGE, "notify.acknowledge", alert))[0]
+    digest = email("GitHub <noreply@github.example>", "Trending repositories today", "Unsubscribe")
+    assert lesson.scope.kind is ScopeKind.SUBJECT
+    assert lesson.scope.covers(alert) and not lesson.scope.covers(digest)
 
 
 def test_a_shared_domain_is_never_a_scope() -> None:
