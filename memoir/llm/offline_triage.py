@@ -1,12 +1,11 @@
 """Offline triage from the typed request (`memoir.triage.TriageQuery`), never a rendered prompt.
 
-The exact side, read from `memoir/data/triage_examples.yaml`: who sent an email, whom it greets,
-what it asks of the reader, and the exact rules (scams, replies to invitations, "no action needed").
-`classify`: an exact rule of the table; for an organisation's mail, its nearest example emails
-(MiniLM) among notify and ignore (respond when it asks for a reply in so many words, unless they are
-marketing); for a person's, respond when they ask the reader something, unless an outside business's
-mail reads like unsolicited mail; else the nearest examples (no marketing from the user's own
-organisation). Then the most specific lesson whose scope covers it decides (`memoir.lessons`)."""
+The exact side, read from `memoir/data/triage_examples.yaml`: the sender, whom it greets, what it
+asks, the exact rules (scams, replies to invitations, "no action needed"). `classify`: a rule; for
+an organisation's mail, its nearest example emails (MiniLM) among notify and ignore (respond when
+it asks for a reply in so many words, unless marketing); for a person's, respond when they ask the
+reader something, unless an outside business's mail reads like unsolicited mail; else the nearest
+examples (no marketing from inside). Then the most specific covering lesson (`memoir.lessons`)."""
 
 from __future__ import annotations
 
@@ -75,9 +74,10 @@ def exact_rule(email: TriageEmail) -> tuple[Classification, str] | None:
 
 
 def _greets(email: TriageEmail, whom: str) -> bool:
-    """Its first line greets `whom`: "group" ("Hi all,") or "personal" ("Dear Ms. Rivera,")."""
+    """Its first line greets `whom`: "group" ("Hi all,") or "personal" ("Dear Dr. Lee,", "Sam,")."""
     first = next((line.strip() for line in email.body.splitlines() if line.strip()), "")
-    return bool(pattern(f"{whom}_greeting", at_start=True).match(first))
+    name = f"{email.to.split()[0]}," if whom == "personal" and email.to.strip() else "\0"
+    return bool(pattern(f"{whom}_greeting", at_start=True).match(first)) or first.startswith(name)
 
 
 def bulk_mail(email: TriageEmail) -> bool:
@@ -127,7 +127,8 @@ def asks(email: TriageEmail) -> list[str]:
     boilerplate questions ("Questions?") aside."""
     found = [a["label"] for a in table()["asks"] if words(tuple(a["patterns"])).search(email.text)]
     boilerplate = pattern("boilerplate_question", at_start=True)
-    split = re.split(r"(?<=[.!?])\s+|\n+", f"{email.body}\n{email.subject}")
+    body = re.sub(r"(?m)^\s*>.*$", "", f"{email.body}\n{email.subject}")  # quoted: asked of others
+    split = re.split(r"(?<=[.!?])\s+|\n+", body)
     questions = [s for s in map(str.strip, split) if s.endswith("?") and not boilerplate.match(s)]
     return found + [f'a direct question ("{q[:80]}")' for q in questions[:1]]
 
@@ -197,11 +198,11 @@ def classify(email: TriageEmail, embedder: Embedder) -> tuple[Classification, st
         if pattern("explicit_reply").search(email.text) and quiet.origin != "outside":
             return RESPOND, f"it is {organisation} that asks for a reply in so many words"
         return quiet.action, f"it is {organisation}, no reply needed; {vote.why(quiet)}"
-    wanted = ", ".join(asks(email))
-    if not wanted:
+    if not (wanted := ", ".join(asks(email))):
         return quiet.action, f"a person asks nothing of the reader; {vote.why(quiet)}"
     if group_addressed(email):
-        return (top := vote.best()).action, f"it is sent to a group; {vote.why(top)}"
+        top = vote.best(lambda e: e.origin not in unlikely)
+        return top.action, f"it is sent to a group; {vote.why(top)}"
     top, asked, v = vote.best(), vote.best(lambda e: e.action is RESPOND), table()["vote"]
     clear = vote.scores[top.category] > max(vote.scores[asked.category] + v["margin"], v["floor"])
     if not (inside or public_domain(domain)) and top.origin == "outside" and clear:
@@ -215,8 +216,7 @@ def triage_offline(query: TriageQuery, embedder: Embedder) -> TriageDecision:
 
     email = TriageEmail(query.author, query.to, query.subject, query.body)
     general, reason = classify(email, embedder)
-    lessons = parse_lessons(query.instructions)
-    lesson = deciding_lesson(lessons, email)
+    lesson = deciding_lesson(lessons := parse_lessons(query.instructions), email)
     verdict = f"No learned lesson covers this email ({len(lessons)} checked): the rules decide."
     final = general if lesson is None else lesson.action
     if lesson is not None:

@@ -259,6 +259,34 @@ async def test_reasoning_names_the_rule_that_fired(offline: OfflineChatModel) ->
     assert "No learned lesson covers this email" in decision.reasoning
 
 
+async def test_a_role_address_that_opens_with_the_readers_name_is_a_person(
+    offline: OfflineChatModel,
+) -> None:
+    message = EmailMessage(
+        email_id="e1",
+        author="Support Team <support@me.example>",
+        to="Ana Diaz <ana@me.example>",
+        subject="Refunds failing since the release",
+        body="Ana,\n\nRefunds fail with an error since this morning. Can you take a look?\n\nLeo",
+    )
+    decision = await triage_email(offline, message, DEFAULT_TRIAGE_INSTRUCTIONS)
+    assert decision.classification is Classification.RESPOND, decision.reasoning
+
+
+async def test_a_question_in_a_quoted_line_is_not_asked_of_the_reader(
+    offline: OfflineChatModel,
+) -> None:
+    message = EmailMessage(
+        email_id="e1",
+        author="Jo Park <jo@me.example>",
+        to="Kim Lee <kim@me.example>, Ana Diaz <ana@me.example>",
+        subject="Re: projector for the workshop",
+        body="Kim, the projector is reserved for Friday.\n\n> Kim wrote:\n> Can someone book it?",
+    )
+    decision = await triage_email(offline, message, DEFAULT_TRIAGE_INSTRUCTIONS)
+    assert decision.classification is not Classification.RESPOND, decision.reasoning
+
+
 def with_lessons(*lines: str) -> str:
     return DEFAULT_PREFERENCES["triage_preferences"] + "\n".join(lines) + "\n"
 
