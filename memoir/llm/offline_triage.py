@@ -76,8 +76,10 @@ def exact_rule(email: TriageEmail) -> tuple[Classification, str] | None:
 def _greets(email: TriageEmail, whom: str) -> bool:
     """Its first line greets `whom`: "group" ("Hi all,") or "personal" ("Dear Dr. Lee,", "Sam,")."""
     first = next((line.strip() for line in email.body.splitlines() if line.strip()), "")
-    name = f"{email.to.split()[0]}," if whom == "personal" and email.to.strip() else "\0"
-    return bool(pattern(f"{whom}_greeting", at_start=True).match(first)) or first.startswith(name)
+    if pattern(f"{whom}_greeting", at_start=True).match(first):
+        return True
+    reader = email.to.split()[0] if email.to.strip() else ""  # the first recipient's first name
+    return whom == "personal" and bool(reader) and first.startswith(f"{reader},")
 
 
 def bulk_mail(email: TriageEmail) -> bool:
@@ -95,9 +97,11 @@ def from_organisation(email: TriageEmail) -> str | None:
     greets nobody by name), or None for a person."""
     if bulk_mail(email):
         return "bulk mail (an unsubscribe footer)"
-    local = (address := email_address(email.author)).partition("@")[0]
-    person = _greets(email, "personal") and not pattern("machine_local_parts").search(local)
-    if pattern("role_local_parts").search(local) and not (person and not _greets(email, "group")):
+    address = email_address(email.author)
+    local = address.partition("@")[0]
+    greets = _greets(email, "personal") and not _greets(email, "group")
+    person = greets and not pattern("machine_local_parts").search(local)  # never a no-reply
+    if pattern("role_local_parts").search(local) and not person:
         return f"a role address ({address})"
     return None
 
@@ -176,7 +180,8 @@ class Vote:
 def nearest(email: TriageEmail, embedder: Embedder) -> Vote:
     """The categories of the examples nearest to `email`, scored by cosine similarity."""
     vote = table()["vote"]
-    text = " ".join(re.sub(vote["left_out"], "it", f"{email.subject}: {email.body}").split())[:600]
+    text = re.sub(vote["left_out"], "it", f"{email.subject}: {email.body}")
+    text = " ".join(text.split())[:600]
     similarities = _index().similarities([text], embedder)[0]
     ranked: dict[str, list[int]] = {}
     for index in np.argsort(-similarities):
@@ -203,8 +208,9 @@ def classify(email: TriageEmail, embedder: Embedder) -> tuple[Classification, st
     if group_addressed(email):
         top = vote.best(lambda e: e.origin not in unlikely)
         return top.action, f"it is sent to a group; {vote.why(top)}"
-    top, asked, v = vote.best(), vote.best(lambda e: e.action is RESPOND), table()["vote"]
-    clear = vote.scores[top.category] > max(vote.scores[asked.category] + v["margin"], v["floor"])
+    top, asked = vote.best(), vote.best(lambda e: e.action is RESPOND)
+    margin, floor = table()["vote"]["margin"], table()["vote"]["floor"]
+    clear = vote.scores[top.category] > max(vote.scores[asked.category] + margin, floor)
     if not (inside or public_domain(domain)) and top.origin == "outside" and clear:
         return IGNORE, f"an outside business asks ({wanted}), but {vote.why(top)}"
     return RESPOND, f"a person wrote it and asks: {wanted}"
@@ -216,7 +222,8 @@ def triage_offline(query: TriageQuery, embedder: Embedder) -> TriageDecision:
 
     email = TriageEmail(query.author, query.to, query.subject, query.body)
     general, reason = classify(email, embedder)
-    lesson = deciding_lesson(lessons := parse_lessons(query.instructions), email)
+    lessons = parse_lessons(query.instructions)
+    lesson = deciding_lesson(lessons, email)
     verdict = f"No learned lesson covers this email ({len(lessons)} checked): the rules decide."
     final = general if lesson is None else lesson.action
     if lesson is not None:
