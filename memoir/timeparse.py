@@ -96,7 +96,8 @@ _MONTHS = {
 }
 
 _NUM = r"\d+(?:\.\d+)?|forty[- ]five|half\s+an?|a\s+couple\s+of|a\s+few|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty"  # noqa: E501
-_UNIT = r"minutes?|mins?|m|hours?|hrs?|hr|h|days?|d|weeks?|wks?|w"
+_HOURS_OR_MINUTES = r"minutes?|mins?|m|hours?|hrs?|hr|h"
+_UNIT = rf"{_HOURS_OR_MINUTES}|days?|d|weeks?|wks?|w"
 _AT = r"(?:(?:at|by|around|@)\s+)"
 _MONTH = "|".join(sorted(_MONTHS, key=len, reverse=True))
 _WD_FULL = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
@@ -387,9 +388,6 @@ def clock_time(text: str) -> time | None:
     first = next(iter(find_time_phrases(f"at {said}")), None)
     clock = _clock({first.kind: first}, has_date=True) if first and first.start == 0 else None
     return time(*clock) if clock else None
-
-
-_HOURS_OR_MINUTES = r"minutes?|mins?|m|hours?|hrs?|hr|h"
 
 
 def duration_minutes(text: str) -> int | None:

@@ -547,11 +547,10 @@ class AgentTurnWorkflow:
             status=status,
             user_name=self._user_name,
         )
-        remembered, answer = self._remembered, self._answer or ""
-        alone = RememberRequest.answered_alone(
-            self._turn_id, self._message, answer, self._user_name
-        )
-        if remembered is not None and request == alone:
+        remembered = self._remembered
+        if remembered is not None and request == RememberRequest.answered_alone(
+            self._turn_id, self._message, self._answer or "", self._user_name
+        ):
             # version 2: a plan that answers alone was remembered with it, as this would
             self._memory_events.extend(remembered.remember + remembered.episodic_capture)
             return

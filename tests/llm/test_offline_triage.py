@@ -229,10 +229,10 @@ EMAILS = [
 ]
 
 
-def email(author: str, subject: str, body: str, email_id: str = "e1") -> EmailMessage:
-    return EmailMessage(
-        email_id=email_id, author=author, to="ana@me.example", subject=subject, body=body
-    )
+def email(
+    author: str, subject: str, body: str, email_id: str = "e1", to: str = "ana@me.example"
+) -> EmailMessage:
+    return EmailMessage(email_id=email_id, author=author, to=to, subject=subject, body=body)
 
 
 @pytest.mark.parametrize(
@@ -262,12 +262,11 @@ async def test_reasoning_names_the_rule_that_fired(offline: OfflineChatModel) ->
 async def test_a_role_address_that_opens_with_the_readers_name_is_a_person(
     offline: OfflineChatModel,
 ) -> None:
-    message = EmailMessage(
-        email_id="e1",
-        author="Support Team <support@me.example>",
+    message = email(
+        "Support Team <support@me.example>",
+        "Refunds failing since the release",
+        "Ana,\n\nRefunds fail with an error since this morning. Can you take a look?\n\nLeo",
         to="Ana Diaz <ana@me.example>",
-        subject="Refunds failing since the release",
-        body="Ana,\n\nRefunds fail with an error since this morning. Can you take a look?\n\nLeo",
     )
     decision = await triage_email(offline, message, DEFAULT_TRIAGE_INSTRUCTIONS)
     assert decision.classification is Classification.RESPOND, decision.reasoning
@@ -276,12 +275,11 @@ async def test_a_role_address_that_opens_with_the_readers_name_is_a_person(
 async def test_a_question_in_a_quoted_line_is_not_asked_of_the_reader(
     offline: OfflineChatModel,
 ) -> None:
-    message = EmailMessage(
-        email_id="e1",
-        author="Jo Park <jo@me.example>",
+    message = email(
+        "Jo Park <jo@me.example>",
+        "Re: projector for the workshop",
+        "Kim, the projector is reserved for Friday.\n\n> Kim wrote:\n> Can someone book it?",
         to="Kim Lee <kim@me.example>, Ana Diaz <ana@me.example>",
-        subject="Re: projector for the workshop",
-        body="Kim, the projector is reserved for Friday.\n\n> Kim wrote:\n> Can someone book it?",
     )
     decision = await triage_email(offline, message, DEFAULT_TRIAGE_INSTRUCTIONS)
     assert decision.classification is not Classification.RESPOND, decision.reasoning
