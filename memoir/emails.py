@@ -7,7 +7,9 @@ provider's triage rules.
 from __future__ import annotations
 
 import re
-from email.utils import parseaddr
+from difflib import SequenceMatcher
+from email.utils import getaddresses, parseaddr
+from typing import NamedTuple
 
 
 def email_address(author: str) -> str:
@@ -24,6 +26,54 @@ def first_name(author: str) -> str:
     local = (addr or author).split("@")[0]
     word = re.split(r"[._+-]", local)[0]
     return word.capitalize() if word else "there"
+
+
+class Recipient(NamedTuple):
+    name: str
+    address: str
+    copied: bool  # listed after a "cc:" marker
+
+
+def recipients(to: str) -> list[Recipient]:
+    """The recipients of a To header; those after a "cc:" marker ("Ann <a@x>, cc: Bo <b@x>")
+    are copies (the Gmail shape has no Cc field, so a Cc list often rides along in To)."""
+    found, copied = [], False
+    for part in re.split(r"[,;]", to):
+        marker = re.match(r"\s*cc\s*:", part, re.I)
+        copied = copied or marker is not None
+        name, address = getaddresses([part[marker.end() :] if marker else part])[0]
+        if "@" in address:
+            found.append(Recipient(name.strip(), address.lower(), copied))
+    return found
+
+
+def lookalike(domain: str, own: str) -> bool:
+    """`domain` imitates `own`: its name, misspelt or padded, in another domain
+    (kestrel-universlty-helpdesk.example for kestrel-university.example), never `own` or under
+    it."""
+    if (
+        domain.split(".")[-2:] == own.split(".")[-2:]
+        or domain.endswith(f".{own}")
+        or "." not in own
+    ):
+        return False
+    name, theirs = own.split(".")[-2], domain.split(".")[-2]
+    spans = (
+        theirs[i : i + n] for n in range(len(name) - 1, len(name) + 2) for i in range(len(theirs))
+    )
+    return len(name) >= 5 and any(SequenceMatcher(None, name, s).ratio() >= 0.85 for s in spans)
+
+
+_QUOTED = re.compile(
+    r"^(?:>|-{2,} ?(?:original|forwarded) message|on .{0,120}wrote:$|from: .+\n(?:sent|date): )",
+    re.I | re.M,
+)
+
+
+def own_words(body: str) -> str:
+    """The body without the quoted history of a reply or forward (`> …`, "-----Original
+    Message-----", an Outlook "From: … Sent: …" block, "On … wrote:")."""
+    return _QUOTED.split(body, maxsplit=1)[0]
 
 
 _SUBJECT_PREFIX = re.compile(r"^\s*(?:(?:re|fw|fwd|aw|tr)\s*:\s*|\[[^\]]*\]\s*)+", re.I)

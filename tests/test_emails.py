@@ -1,6 +1,14 @@
 """Email header helpers: an author's address and first name, a subject without prefixes."""
 
-from memoir.emails import email_address, first_name, normalize_subject
+from memoir.emails import (
+    Recipient,
+    email_address,
+    first_name,
+    lookalike,
+    normalize_subject,
+    own_words,
+    recipients,
+)
 
 
 def test_the_address_of_an_author_is_lower_cased_without_the_name() -> None:
@@ -21,3 +29,30 @@ def test_without_a_display_name_the_first_name_comes_from_the_address() -> None:
 
 def test_reply_forward_and_tag_prefixes_leave_the_subject() -> None:
     assert normalize_subject("Re: FWD: [team] Re:Budget for Q3") == "Budget for Q3"
+
+
+def test_recipients_after_a_cc_marker_are_copies() -> None:
+    assert recipients("Kim Lee <kim@x.example>, cc: Ana <ana@y.example>; bo@y.example") == [
+        Recipient("Kim Lee", "kim@x.example", copied=False),
+        Recipient("Ana", "ana@y.example", copied=True),
+        Recipient("", "bo@y.example", copied=True),
+    ]
+
+
+def test_a_misspelt_or_padded_copy_of_a_domain_imitates_it() -> None:
+    assert lookalike("acme-corpp-helpdesk.example", "acme-corp.example")
+    assert lookalike("acme-corp-example.net", "acme-corp.example")
+
+
+def test_a_domain_its_subdomains_and_unrelated_domains_do_not_imitate_it() -> None:
+    assert not lookalike("acme-corp.example", "acme-corp.example")
+    assert not lookalike("mail.acme-corp.example", "acme-corp.example")
+    assert not lookalike("github.com", "noreply.github.com")
+    assert not lookalike("stripe.com", "acme-corp.example")
+
+
+def test_own_words_leave_out_quoted_history() -> None:
+    assert own_words("Thanks!\n> Can you?") == "Thanks!\n"
+    assert own_words("Sure.\n-----Original Message-----\nFrom: Kim") == "Sure.\n"
+    assert own_words("Fine.\nFrom: Kim Lee\nSent: Monday\nCan you?") == "Fine.\n"
+    assert own_words("Ok.\nOn Mon, 2 Nov, Kim wrote:\n> Can you?") == "Ok.\n"

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
-from memoir.emails import email_address
+from memoir.emails import Recipient, email_address, lookalike, own_words, recipients
 from memoir.embeddings import Embedder
 from memoir.llm import tables
 from memoir.models import Classification, TriageDecision
@@ -38,6 +38,13 @@ class TriageEmail:
     @property
     def text(self) -> str:
         return f"{self.subject}\n{self.body}"
+
+    @property
+    def own_text(self) -> str:
+        """The writer's own words: the body without quoted history, after the subject unless it
+        is a reply's (both asked of others)."""
+        subject = "" if self.subject.lower().startswith("re:") else self.subject
+        return f"{subject}\n{own_words(self.body)}"
 
 
 def table() -> dict[str, Any]:
@@ -60,17 +67,33 @@ def pattern(name: str, *, at_start: bool = False) -> re.Pattern[str]:
     if name.endswith("local_parts"):
         return re.compile(rf"(?:^|[._+-])(?:{''.join(entry.split())})(?:$|[._+-])", re.I)
     if name == "group_recipients":
-        return re.compile(rf"(?:^|[<\s,;])(?:{''.join(entry.split())})@", re.I)
+        return re.compile(rf"(?:^|[<\s,;])(?:[\w.+]*[._+-])?(?:{''.join(entry.split())})@", re.I)
     return words(entry if isinstance(entry, str) else tuple(entry), at_start=at_start)
 
 
 def exact_rule(email: TriageEmail) -> tuple[Classification, str] | None:
     """The action and the name of the first exact rule of the table that matches `email`."""
+    if impostor := impostor_domain(email):
+        return IGNORE, f"a sender whose domain imitates {impostor}"
     for rule in table()["rules"]:
         subject = "subject" in rule and words(rule["subject"], at_start=True).search(email.subject)
         if subject or ("patterns" in rule and words(tuple(rule["patterns"])).search(email.text)):
             return Classification(rule["action"]), rule["name"]
     return None
+
+
+def impostor_domain(email: TriageEmail) -> str | None:
+    """What the sender's domain imitates: the reader's own (kestrel-universlty.example), or a
+    service, by a name strung with service words (docusign-secure-mail.net)."""
+    domain = org_domain(email.author)
+    if any(lookalike(domain, org_domain(r.address)) for r in recipients(email.to)):
+        return "the reader's own"
+    combo = re.compile(rf"-(?:{''.join(table()['senders']['combo_domain_words'].split())})(?:-|$)")
+    return (
+        "a service (a name strung with service words)"
+        if combo.search(domain.split(".")[-2])
+        else None
+    )
 
 
 def _greets(email: TriageEmail, whom: str) -> bool:
@@ -89,7 +112,32 @@ def bulk_mail(email: TriageEmail) -> bool:
 
 def group_addressed(email: TriageEmail) -> bool:
     """Sent to a group (all@, team@, a list) or greeting one ("Hi all", "Dear parents")."""
-    return bool(pattern("group_recipients").search(email.to)) or _greets(email, "group")
+    names = [pattern("group_names").search(r.name) for r in recipients(email.to)]
+    return bool(pattern("group_recipients").search(email.to) or any(names)) or _greets(
+        email, "group"
+    )
+
+
+def copied_only(email: TriageEmail) -> bool:
+    """The reader is only copied: the mail says so ("cc'd for visibility"), or it speaks to its
+    first recipient by name ("Hi Kris,", "Thanks Tom") and names none of the others."""
+    if pattern("copy_note").search(email.body):
+        return True
+    first, *others = recipients(email.to) or [Recipient("", "", copied=False)]
+    group = pattern("group_greeting", at_start=True)
+    names = [w for w in re.findall(r"[A-Z][\w'-]{2,}", first.name) if not group.match(w)]
+    opening = next((line for line in email.body.splitlines() if line.strip()), "")
+    named = [o.name.split()[0] for o in others if o.name]
+    return bool(others and names and words(tuple(names)).search(opening)) and not (
+        named and words(tuple(named)).search(email.body)
+    )
+
+
+def group_chatter(email: TriageEmail) -> bool:
+    """A short reply to a group ("Re: …" to a list, a few words of its own: "+1", "thanks!",
+    "please take me off this list"): thread chatter."""
+    short = len(own_words(email.body).split()) <= table()["chatter_words"]
+    return short and email.subject.lower().startswith("re:") and group_addressed(email)
 
 
 def from_organisation(email: TriageEmail) -> str | None:
@@ -100,7 +148,10 @@ def from_organisation(email: TriageEmail) -> str | None:
     address = email_address(email.author)
     local = address.partition("@")[0]
     greets = _greets(email, "personal") and not _greets(email, "group")
-    person = greets and not pattern("machine_local_parts").search(local)  # never a no-reply
+    machine = pattern("machine_local_parts").search(local) or pattern("machine_note").search(
+        email.body
+    )
+    person = greets and not machine  # never a no-reply
     if pattern("role_local_parts").search(local) and not person:
         return f"a role address ({address})"
     return None
@@ -129,10 +180,10 @@ def own_domain(domain: str, email: TriageEmail) -> bool:
 def asks(email: TriageEmail) -> list[str]:
     """What the email asks of the reader, in words: requests, questions, deadlines, problems;
     boilerplate questions ("Questions?") aside."""
-    found = [a["label"] for a in table()["asks"] if words(tuple(a["patterns"])).search(email.text)]
+    text = email.own_text
+    found = [a["label"] for a in table()["asks"] if words(tuple(a["patterns"])).search(text)]
     boilerplate = pattern("boilerplate_question", at_start=True)
-    body = re.sub(r"(?m)^\s*>.*$", "", f"{email.body}\n{email.subject}")  # quoted: asked of others
-    split = re.split(r"(?<=[.!?])\s+|\n+", body)
+    split = re.split(r"(?<=[.!?])\s+|\n+", text)
     questions = [s for s in map(str.strip, split) if s.endswith("?") and not boilerplate.match(s)]
     return found + [f'a direct question ("{q[:80]}")' for q in questions[:1]]
 
@@ -203,11 +254,21 @@ def classify(email: TriageEmail, embedder: Embedder) -> tuple[Classification, st
         if pattern("explicit_reply").search(email.text) and quiet.origin != "outside":
             return RESPOND, f"it is {organisation} that asks for a reply in so many words"
         return quiet.action, f"it is {organisation}, no reply needed; {vote.why(quiet)}"
+    if copied_only(email):
+        return IGNORE, "the reader is only copied on a thread that asks them nothing directly"
+    if group_chatter(email):
+        return IGNORE, "a person's short reply to a group: thread chatter"
     if not (wanted := ", ".join(asks(email))):
         return quiet.action, f"a person asks nothing of the reader; {vote.why(quiet)}"
     if group_addressed(email):
+        if pattern("explicit_reply").search(email.own_text):
+            return RESPOND, f"it asks its group to reply in so many words ({wanted})"
         top = vote.best(lambda e: e.origin not in unlikely)
         return top.action, f"it is sent to a group; {vote.why(top)}"
+    if pattern("customer_question").search(email.text):
+        return RESPOND, f"a customer asks about what the reader offers: {wanted}"
+    if not inside and pattern("pitch_ask").search(email.text):
+        return IGNORE, f"an outside sender asks ({wanted}) for a call, as a pitch does"
     top, asked = vote.best(), vote.best(lambda e: e.action is RESPOND)
     margin, floor = table()["vote"]["margin"], table()["vote"]["floor"]
     clear = vote.scores[top.category] > max(vote.scores[asked.category] + margin, floor)

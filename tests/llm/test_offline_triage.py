@@ -285,6 +285,156 @@ async def test_a_question_in_a_quoted_line_is_not_asked_of_the_reader(
     assert decision.classification is not Classification.RESPOND, decision.reasoning
 
 
+async def decide(offline: OfflineChatModel, message: EmailMessage) -> Classification:
+    decision = await triage_email(offline, message, DEFAULT_TRIAGE_INSTRUCTIONS)
+    return decision.classification
+
+
+ANA = "Ana Diaz <ana@me.example>"
+
+
+async def test_mail_that_speaks_to_another_recipient_by_name_leaves_the_reader_copied(
+    offline: OfflineChatModel,
+) -> None:
+    message = email(
+        "Jo Park <jo@me.example>",
+        "Signed lease for the new office",
+        "Raj, the signed lease is in the Legal folder. Can you send a copy to the landlord?",
+        to=f"Raj Mehta <raj@me.example>, cc: {ANA}",
+    )
+    assert await decide(offline, message) is Classification.IGNORE
+
+
+async def test_a_note_that_some_recipients_are_copied_for_visibility_leaves_them_copied(
+    offline: OfflineChatModel,
+) -> None:
+    message = email(
+        "Jo Park <jo@me.example>",
+        "Van hire for the move",
+        "Hi facilities,\n\nCould you book the van for Saturday? Team leads copied for info.",
+        to=f"Facilities <facilities@me.example>, {ANA}",
+    )
+    assert await decide(offline, message) is Classification.IGNORE
+
+
+async def test_a_short_reply_to_a_list_is_chatter_even_when_it_asks_something(
+    offline: OfflineChatModel,
+) -> None:
+    message = email(
+        "Jo Park <jo@me.example>",
+        "RE: [sales] Quarter-end drinks",
+        "Could someone take me off this list? I moved teams.\n\n-----Original Message-----\n"
+        "From: Office\nSent: Monday\n\nDrinks on Friday at six!",
+        to="All Sales <sales-all@me.example>",
+    )
+    assert await decide(offline, message) is Classification.IGNORE
+
+
+async def test_a_question_in_a_replys_quoted_history_or_subject_is_not_asked_of_the_reader(
+    offline: OfflineChatModel,
+) -> None:
+    message = email(
+        "Jo Park <jo@me.example>",
+        "RE: Who left the umbrella in room 4?",
+        "Not mine either.\n\nFrom: Kim Lee\nSent: Monday 09:12\nTo: Ana\n\nCan you check?",
+        to=ANA,
+    )
+    assert await decide(offline, message) is not Classification.RESPOND
+
+
+async def test_a_sender_domain_imitating_the_readers_own_is_phishing(
+    offline: OfflineChatModel,
+) -> None:
+    message = email(
+        "IT Desk <it@rne-example-helpdesk.example>",
+        "Password expires today",
+        "Dear user, please sign in at the link below to keep your mailbox working.",
+        to="Ana Diaz <ana@me-example.example>",
+    )
+    decision = await triage_email(offline, message, DEFAULT_TRIAGE_INSTRUCTIONS)
+    assert decision.classification is Classification.IGNORE
+    assert "imitates the reader's own" in decision.reasoning
+
+
+async def test_a_service_name_strung_with_security_words_is_phishing(
+    offline: OfflineChatModel,
+) -> None:
+    message = email(
+        "Parcel Service <desk@quickship-verify-account.example>",
+        "Please review your delivery",
+        "Hi Ana, please review the delivery details and sign for your parcel today.",
+        to=ANA,
+    )
+    assert await decide(offline, message) is Classification.IGNORE
+
+
+async def test_an_outside_customer_asking_for_a_price_gets_a_reply(
+    offline: OfflineChatModel,
+) -> None:
+    message = email(
+        "Lou Grant <lou@bakery.example>",
+        "Holiday promotion bundle?",
+        "Hi Ana, we have marketing budget left that must be spent this year. Do you offer a "
+        "package deal for holiday social media banners and a newsletter header, and what "
+        "would it cost?",
+        to=ANA,
+    )
+    decision = await triage_email(offline, message, DEFAULT_TRIAGE_INSTRUCTIONS)
+    assert decision.classification is Classification.RESPOND
+    assert "a customer asks about what the reader offers" in decision.reasoning
+
+
+async def test_a_stranger_asking_for_a_call_from_outside_is_a_pitch(
+    offline: OfflineChatModel,
+) -> None:
+    message = email(
+        "Sam Fox <sam@growthly.example>",
+        "Your onboarding emails",
+        "Hi Ana, I read your onboarding emails and had a few ideas. Would you be open to a "
+        "short call on Thursday?",
+        to=ANA,
+    )
+    assert await decide(offline, message) is Classification.IGNORE
+
+
+async def test_group_mail_that_asks_each_member_to_reply_gets_a_reply(
+    offline: OfflineChatModel,
+) -> None:
+    message = email(
+        "Kim Lee <kim@me.example>",
+        "New expenses policy",
+        "Hi all,\n\nThe new expenses policy is attached. Please reply to confirm you have read "
+        "it by Friday.",
+        to="Team Leads <leads@me.example>",
+    )
+    assert await decide(offline, message) is Classification.RESPOND
+
+
+async def test_a_new_calendar_invitation_is_a_meeting_request(offline: OfflineChatModel) -> None:
+    message = email(
+        "Kim Lee <kim@partner.example>",
+        "Invitation: Quarterly review @ Tue 9 Dec 10:00",
+        "You have been invited to Quarterly review.\nRSVP: Yes / No / Maybe",
+        to=ANA,
+    )
+    assert await decide(offline, message) is Classification.RESPOND
+
+
+async def test_a_role_address_that_says_not_to_reply_is_an_organisation_even_greeting_by_name(
+    offline: OfflineChatModel,
+) -> None:
+    message = email(
+        "Shop Orders <orders@shop.example>",
+        "Your order has shipped",
+        "Dear Ana,\n\nYour order is on its way. Questions about delivery? Ask our help "
+        "centre.\nPlease do not reply to this email.",
+        to=ANA,
+    )
+    decision = await triage_email(offline, message, DEFAULT_TRIAGE_INSTRUCTIONS)
+    assert "a role address" in decision.reasoning
+    assert decision.classification is not Classification.RESPOND
+
+
 def with_lessons(*lines: str) -> str:
     return DEFAULT_PREFERENCES["triage_preferences"] + "\n".join(lines) + "\n"
 
