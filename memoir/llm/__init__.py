@@ -36,11 +36,7 @@ class LLMConfigError(ValueError):
 
 
 def get_chat_model(settings: Settings) -> BaseChatModel:
-    """The chat model `settings.llm_provider` names.
-
-    'openai': `ChatOpenAI(model=llm_model, api_key, base_url=openai_base_url, temperature=0)`;
-    'offline': `OfflineChatModel` with the configured embedder.
-    """
+    """The chat model `settings.llm_provider` names: ChatOpenAI (temperature 0) or offline."""
     if settings.llm_provider == "openai":
         if not settings.openai_api_key:
             raise LLMConfigError(
@@ -76,12 +72,8 @@ def _free_form(node: Any) -> bool:
 
 
 def structured(llm: BaseChatModel, schema: type[T]) -> Runnable[LanguageModelInput, T]:
-    """`llm` answering with instances of `schema`.
-
-    OpenAI: `with_structured_output(schema, method="json_schema")`. A schema with free-form
-    objects (e.g. `PlanStep.args: dict[str, Any]`) is rejected by strict mode, so it is sent as a
-    non-strict JSON schema and validated here. Offline / scripted: their own implementation.
-    """
+    """`llm` answering with instances of `schema`. OpenAI's strict mode refuses free-form objects
+    (`PlanStep.args: dict[str, Any]`): such a schema is sent non-strict and validated here."""
     from langchain_openai import ChatOpenAI
 
     if not isinstance(llm, ChatOpenAI):

@@ -1,9 +1,6 @@
-"""`OfflineChatModel`: a deterministic, explainable chat model that needs no key.
-
-Every model task takes a typed request (`memoir.llm.providers`), and for this model the offline
-implementation of the task decides from the request's fields, never from a rendered prompt.
-Called as a plain chat model, it answers the last human message as conversation; it gives no
-structured output for a prompt.
+"""`OfflineChatModel`: a deterministic, explainable chat model that needs no key. Typed tasks
+(`memoir.llm.providers`) run their offline implementation on the request, never on a prompt; a
+plain chat call is answered as conversation, and no structured output is given for a prompt.
 """
 
 from __future__ import annotations

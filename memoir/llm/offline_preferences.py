@@ -1,13 +1,10 @@
 """Offline preferences: typed readers of the preference texts, and the learner that writes them.
 
-The texts stay free prose a person can edit; `read_response_style` and `read_calendar_rules` read
-the common kinds (sign-off and tone of emails; meeting length, hours and days to avoid, default
-attendees) by the rules of `memoir/data/planner_preferences.yaml`, for the planner and writer.
-The learner is seed 000 `update_memory` as targeted lines, never a rewrite: a triage decision
-writes its scoped lesson (`memoir.lessons.add_lesson`); feedback on a draft is cut into clauses
-and only the GENERAL ones are kept, judged by the rules and the nearest example of
-`memoir/data/preference_examples.yaml`; an edit teaches what changed in general form. Lines take
-the canonical forms of that table (`Meetings last 45 minutes.`), which the readers read back.
+The texts stay free prose a person can edit, read by the rules of planner_preferences.yaml. The
+learner is seed 000 `update_memory` as targeted lines, never a rewrite: a triage decision writes
+its scoped lesson (`memoir.lessons`); of feedback on a draft only the GENERAL clauses are kept,
+judged by the rules and nearest example of preference_examples.yaml; an edit teaches what changed
+in general form. Lines take that table's canonical forms, which the readers read back.
 """
 
 from __future__ import annotations
@@ -16,7 +13,6 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import time
-from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
@@ -132,13 +128,8 @@ def read_calendar_rules(text: str) -> CalendarRules:
     return CalendarRules(**values, other=other)
 
 
-def _table() -> dict[str, Any]:
-    return table("preference_examples")
-
-
-@cache
-def _examples() -> Examples:
-    return Examples(e["text"] for e in _table()["examples"])
+_TABLE: dict[str, Any] = table("preference_examples")
+_EXAMPLES = Examples(e["text"] for e in _TABLE["examples"])  # embedded on first use
 
 
 @dataclass(frozen=True)
@@ -154,7 +145,7 @@ def clauses(text: str) -> list[str]:
     """The clauses of feedback: cut where the table's `clauses` pattern matches (sentence ends,
     ";", "and/but/also …" before a clause, commas before a lower-case word), never in quotes."""
     parts, start = [], 0
-    for m in re.finditer(_table()["clauses"], text):
+    for m in re.finditer(_TABLE["clauses"], text):
         if m.group("quoted") is None:
             parts.append(text[start : m.start()])
             start = m.end()
@@ -164,34 +155,32 @@ def clauses(text: str) -> list[str]:
 
 def _nearest(clause: str, kinds: set[str], embedder: Embedder) -> tuple[dict[str, Any], float]:
     """The example of one of `kinds` closest to `clause` (cosine of normalised MiniLM vectors)."""
-    examples: list[dict[str, Any]] = _table()["examples"]
+    examples: list[dict[str, Any]] = _TABLE["examples"]
     among = (i for i, example in enumerate(examples) if example["kind"] in kinds)
-    best, score = _examples().nearest(clause, embedder, among)
+    best, score = _EXAMPLES.nearest(clause, embedder, among)
     return examples[best], score
 
 
 def _judge(clause: str, namespace: str, embedder: Embedder) -> tuple[str, Any, str]:
     """(kind, example value, why) of one clause; kind "draft" when it is about this draft only."""
-    table = _table()
-    general = {k for k, spec in table["kinds"].items() if spec.get("namespace") == namespace}
+    general = {k for k, spec in _TABLE["kinds"].items() if spec.get("namespace") == namespace}
     general.add("other")
-    if re.search(table["general"], clause, re.I):
+    if re.search(_TABLE["general"], clause, re.I):
         example, score = _nearest(clause, general, embedder)
         why = f'general by its wording, of the kind of "{example["text"]}" ({score:.2f})'
         return example["kind"], example.get("value"), why
-    if re.search(table["draft"], clause, re.I):
+    if re.search(_TABLE["draft"], clause, re.I):
         return "draft", None, "about this draft only (it names this draft, a day or a change)"
     example, score = _nearest(clause, general | {"draft"}, embedder)
-    if score < table["min_similarity"]:
+    if score < _TABLE["min_similarity"]:
         return "draft", None, f"near no example (best {score:.2f}), so about this draft only"
     why = f'nearest example "{example["text"]}" ({score:.2f})'
     return example["kind"], example.get("value"), why
 
 
 def _values(clause: str, kind: str, value: Any, namespace: str) -> dict[str, Any]:
-    """Kind → value of a clause: none for a draft's own, the example's own value, else what the
-    namespace's reader finds in it, else its kind's fixed line (brief), else the clause in its
-    own words."""
+    """Kind → value of a clause: none for a draft's own, the example's value, else what the
+    namespace's reader finds, else its kind's fixed line (brief), else the clause itself."""
     if value is not None or kind == "draft":
         return {kind: value}
     reader = read_response_style if namespace == "response_preferences" else read_calendar_rules
@@ -200,7 +189,7 @@ def _values(clause: str, kind: str, value: Any, namespace: str) -> dict[str, Any
     if found.get("tone") == "brief":  # "keep it short" is said by its own line
         del found["tone"]
         found["brief"] = None
-    fixed = "{value}" not in _table()["kinds"][kind]["line"]
+    fixed = "{value}" not in _TABLE["kinds"][kind]["line"]
     return found or ({kind: None} if fixed else {"other": clause[0].upper() + clause[1:] + "."})
 
 
@@ -262,7 +251,7 @@ def _spoken(value: Any) -> str:
 def _write(profile: str, learned: Learned) -> tuple[str, str]:
     """The profile with the learned line: replacing a line of the same kind, else appended;
     days to avoid and attendees are joined with what the profile already says."""
-    spec = _table()["kinds"][learned.kind]
+    spec = _TABLE["kinds"][learned.kind]
     value = learned.value
     if spec.get("merge"):
         value = list(dict.fromkeys([*getattr(read_calendar_rules(profile), learned.kind), *value]))

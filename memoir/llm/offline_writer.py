@@ -1,12 +1,7 @@
-"""Offline writers over typed requests.
-
-The reply writer (seed 002 ResponseWriterNode, `WriterRequest`): its steps are already sentences
-(`memoir.responder`); this words the message with the words of `memoir/data/writer_replies.yaml`:
-"Done — …", bullets, failures said plainly, the note first, conversation answered politely in the
-user's tone. The drafter (seed 004 notes and handoffs, `DraftRequest`): each sentence of the
-user's own messages goes under the first section of the template whose cue
-(`memoir/data/draft_sections.yaml`) it matches, else the default section; requests to draft,
-small talk and questions are left out, and nothing else is ever written."""
+"""Offline writers over typed requests. The reply writer (seed 002, `WriterRequest`) words the
+turn's steps, already sentences, with `memoir/data/writer_replies.yaml`. The drafter (seed 004
+notes and handoffs, `DraftRequest`) files the user's own sentences under the sections of
+`memoir/data/draft_sections.yaml`, and nothing else is ever written."""
 
 from __future__ import annotations
 
@@ -29,8 +24,7 @@ if TYPE_CHECKING:
 __all__ = ["conversation_reply", "draft_offline", "reply_to_messages", "write_reply_offline"]
 
 
-def _words() -> dict[str, Any]:
-    return table("writer_replies")
+_WORDS: dict[str, Any] = table("writer_replies")
 
 
 def _one(result: ResultLine) -> str:
@@ -41,9 +35,9 @@ def _one(result: ResultLine) -> str:
     if result.items:
         return f"{text}:\n" + "\n".join(f"- {i}" for i in result.items)
     if not result.ok:
-        return _words()["sorry"].format(text=text)
-    if result.capability in _words()["changing"]:
-        return _words()["done"].format(text=text)
+        return _WORDS["sorry"].format(text=text)
+    if result.capability in _WORDS["changing"]:
+        return _WORDS["done"].format(text=text)
     return sentence(text)
 
 
@@ -57,7 +51,7 @@ def _several(results: list[ResultLine]) -> str:
     """A head saying how many steps worked, then a bullet each (marked when only some did)."""
     ok, total = sum(1 for r in results if r.ok), len(results)
     head = "all_done" if ok == total else "partly" if ok else "none_worked"
-    lines = [_words()[head].format(ok=ok, total=total)]
+    lines = [_WORDS[head].format(ok=ok, total=total)]
     return "\n".join(lines + [_bullet(r, head == "partly") for r in results])
 
 
@@ -77,7 +71,7 @@ def _spoken(bullet: str) -> str:
 
 
 def _hello(name: str, tone: str | None) -> str:
-    greetings: dict[str, str] = _words()["hello"]
+    greetings: dict[str, str] = _WORDS["hello"]
     wanted = [t for t in re.split(r"\s+and\s+", tone or "") if t in greetings]
     return greetings[wanted[0] if wanted else "default"].format(name=f" {name}" if name else "")
 
@@ -87,27 +81,27 @@ def conversation_reply(
 ) -> str:
     """A short, polite answer to a message that needed no tool (the first matching entry)."""
     low = text.lower().strip()
-    for entry in _words()["conversation"]:
+    for entry in _WORDS["conversation"]:
         if re.search(entry["pattern"], low, re.I):
             return str(entry["reply"]).format(hello=_hello(name, tone))
     if not low.endswith("?") and extract_facts(text):
-        return str(_words()["fact"])
+        return str(_WORDS["fact"])
     words = set(re.findall(r"[a-z']{4,}", low))
     for bullet in memory or []:
         if words & set(re.findall(r"[a-z']{4,}", bullet.lower())):
-            return str(_words()["remembered"]).format(memory=sentence(_spoken(bullet)))
-    return str(_words()["fallback"])
+            return str(_WORDS["remembered"]).format(memory=sentence(_spoken(bullet)))
+    return str(_WORDS["fallback"])
 
 
 def _without_steps(request: WriterRequest, tone: str | None) -> str:
     """A turn that ran nothing: the email left alone or notified, a conversation, or nothing."""
     kind = request.classification.value if request.classification else ""
-    email: dict[str, str] = _words()["email"]
+    email: dict[str, str] = _WORDS["email"]
     if kind in email:
         return email[kind].format(subject=request.email_subject, author=request.email_author)
     if request.intent_type in ("conversation", "meta") or not (request.intent or kind):
         return conversation_reply(request.request, request.name, request.memory, tone)
-    return str(_words()["nothing"])
+    return str(_WORDS["nothing"])
 
 
 def write_reply_offline(request: WriterRequest, embedder: Embedder | None = None) -> str:

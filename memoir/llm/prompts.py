@@ -1,12 +1,6 @@
-"""Every prompt Memoir sends to a chat model, and the exact text formats inside them.
-
-The texts live in `memoir/data/prompts.yaml` (one constant each); both providers get the same
-rendered messages. Triage (seed 000 router), the preference updater (seed 000 `update_memory`),
-the reply writer (seed 002), drafts (seed 004) and the memory calls (seeds 001, 003) are rendered
-from typed requests by `memoir.triage`, `memoir.preference_update`, `memoir.responder`,
-`memoir.drafting` and `memoir.memory.llm_calls`; the offline provider reads the requests.
-The planner's (seed 002 PlannerNode) is rendered by `memoir.planner` with the helpers below
-(its sections are described in the YAML).
+"""Every prompt Memoir sends to a chat model: the texts of `memoir/data/prompts.yaml` (one constant
+each), rendered from typed requests by the modules that send them (the planner's by
+`memoir.planner` with the helpers below); the offline provider reads the requests instead.
 """
 
 from __future__ import annotations
@@ -88,10 +82,8 @@ def render_tools(names: Iterable[str]) -> str:
 
 
 def render_latest_actions(actions: Sequence[LatestAction], limit: int = 3) -> str:
-    """The tiny `## Latest Actions` block: newest first, one line each.
-
-    `- {created_at ISO} | {capability} | {action} | {summary} | when={when} | ids: k=v, k=v`
-    """
+    """The `## Latest Actions` block, newest first, one line each:
+    `- {created_at ISO} | {capability} | {action} | {summary} | when={when} | ids: k=v, k=v`"""
     ordered = sorted(actions, key=lambda a: a.created_at, reverse=True)[:limit]
     lines = []
     for a in ordered:

@@ -1,14 +1,7 @@
-"""Typed providers: every model task takes a typed request and returns a typed answer.
-
-Each task (triage, plan, write, extract) is a Protocol with two implementations:
-
-- the LLM one renders the request into the prompts of `memoir.llm.prompts` and asks the chat
-  model for the answer's schema (OpenAI-compatible endpoints, and `ScriptedChatModel` in tests);
-- the offline one decides from the request's fields (never from rendered text), with declarative
-  example tables matched by rules where exact and by MiniLM nearest neighbour where fuzzy, and
-  says in its answer which example or rule fired.
-
-`ask` and `write` are the one place that chooses between them for a chat model:
+"""Typed providers: each model task (triage, plan, write, extract) takes a typed request and
+returns a typed answer, from the chat model on the request rendered into the prompts of
+`memoir.llm.prompts`, or from its offline implementation, which reads the request's fields (never
+rendered text). `ask` and `write` are the one place that chooses between them for a chat model:
 
     plan = await ask(llm, Plan, request, render=planner_messages, offline=plan_offline)
 """
@@ -39,11 +32,8 @@ R = TypeVar("R")
 def _offline_embedder(
     llm: BaseChatModel, schema_name: str | None, prompt: Callable[[], list[BaseMessage]]
 ) -> Embedder | None:
-    """The embedder of the offline implementation when it answers for `llm`, else None.
-
-    The offline model answers itself; a scripted model answers offline once its script for a
-    schema has run out (`on_exhausted="fallback"`), and records the prompt it stands for.
-    """
+    """The embedder of the offline implementation when it answers for `llm` (the offline model, or
+    a scripted one whose script ran out: it records the prompt it stands for), else None."""
     if isinstance(llm, OfflineChatModel):
         return llm.get_embedder()
     if not isinstance(llm, ScriptedChatModel) or llm.on_exhausted != "fallback":

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel, LanguageModelInput
@@ -61,7 +61,7 @@ class ScriptedChatModel(BaseChatModel):
     responses: dict[str, list[Any]] = Field(default_factory=dict)
     replies: list[str] = Field(default_factory=list)
     on_exhausted: Literal["fallback", "raise"] = "fallback"
-    fallback: Any = Field(default=None, exclude=True, description="Defaults to OfflineChatModel.")
+    fallback: Any = Field(default_factory=OfflineChatModel, exclude=True)
 
     _calls: list[ScriptedCall] = PrivateAttr(default_factory=list)
     _positions: dict[str, int] = PrivateAttr(default_factory=dict)
@@ -115,10 +115,7 @@ class ScriptedChatModel(BaseChatModel):
 
     def fallback_model(self) -> OfflineChatModel:
         """The offline model that answers once a script has run out."""
-        if self.fallback is None:
-            self.fallback = OfflineChatModel()
-        fallback: OfflineChatModel = self.fallback
-        return fallback
+        return cast(OfflineChatModel, self.fallback)
 
     def _next(self, key: str, script: list[Any], what: str) -> tuple[bool, Any]:
         """(found, item): the next scripted item for `key`, consuming it."""
