@@ -25,7 +25,7 @@ from memoir.models import Classification, TriageDecision
 if TYPE_CHECKING:
     from memoir.triage import TriageQuery
 
-IGNORE, RESPOND = Classification.IGNORE, Classification.RESPOND
+IGNORE, NOTIFY, RESPOND = Classification.IGNORE, Classification.NOTIFY, Classification.RESPOND
 
 
 @dataclass
@@ -250,6 +250,12 @@ def classify(email: TriageEmail, embedder: Embedder) -> tuple[Classification, st
     inside = own_domain(domain, email)  # no marketing from inside, no colleague's FYI in bulk mail
     unlikely = {"outside"} if inside else {"colleague"} if bulk_mail(email) else set()
     quiet = vote.best(lambda e: e.action is not RESPOND and e.origin not in unlikely)
+    if quiet.action is IGNORE and not bulk_mail(email):  # see `vote.margin` in the table
+        told = vote.best(lambda e: e.action is NOTIFY and e.origin not in unlikely)
+        close = (
+            vote.scores[told.category] >= vote.scores[quiet.category] - table()["vote"]["margin"]
+        )
+        quiet = told if close else quiet
     if organisation := from_organisation(email):
         if pattern("explicit_reply").search(email.text) and quiet.origin != "outside":
             return RESPOND, f"it is {organisation} that asks for a reply in so many words"

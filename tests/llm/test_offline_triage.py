@@ -435,6 +435,32 @@ async def test_a_role_address_that_says_not_to_reply_is_an_organisation_even_gre
     assert decision.classification is not Classification.RESPOND
 
 
+async def test_an_automatic_reply_to_the_readers_own_mail_is_ignored(
+    offline: OfflineChatModel,
+) -> None:
+    message = email(
+        "Lou Grant <lou@bakery.example>",
+        "Automatic reply: Your December invoice",
+        "Thank you for your message. I am away until 2 January with no access to email. For "
+        "urgent matters, please contact the shop.",
+        to=ANA,
+    )
+    assert await decide(offline, message) is Classification.IGNORE
+
+
+async def test_mail_that_resembles_a_notification_about_as_much_as_junk_is_notified(
+    offline: OfflineChatModel,
+) -> None:
+    message = email(
+        "Facilities <facilities@me.example>",
+        "Fridge",
+        "Dear Ana,\n\nThe fridge was cleared out this afternoon.",
+        to=ANA,
+    )
+    decision = await triage_email(offline, message, DEFAULT_TRIAGE_INSTRUCTIONS)
+    assert decision.classification is Classification.NOTIFY, decision.reasoning
+
+
 def with_lessons(*lines: str) -> str:
     return DEFAULT_PREFERENCES["triage_preferences"] + "\n".join(lines) + "\n"
 
