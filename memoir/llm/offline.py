@@ -5,7 +5,7 @@ plain chat call is answered as conversation, and no structured output is given f
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel, LanguageModelInput
@@ -40,10 +40,8 @@ class OfflineChatModel(BaseChatModel):
     def get_embedder(self) -> Embedder:
         """The embedder given at construction, else built by the factory, else the local model."""
         if self.embedder is None:
-            factory = self.embedder_factory or get_local_embedder
-            self.embedder = factory()
-        embedder: Embedder = self.embedder
-        return embedder
+            self.embedder = (self.embedder_factory or get_local_embedder)()
+        return cast(Embedder, self.embedder)
 
     def _generate(
         self,

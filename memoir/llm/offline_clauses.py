@@ -65,10 +65,6 @@ class Clause:
     copula: bool = False  # "is a nurse": the rest is a complement
     rest: str = ""
 
-    @property
-    def has_verb(self) -> bool:
-        return bool(self.verb_phrase)
-
 
 # ----- verb forms ------------------------------------------------------------------------------
 
@@ -193,7 +189,7 @@ def split_clauses(sentence: str) -> list[str]:
     more of the last), and at joiners followed by a subject ("Tom and I went" stays whole)."""
     parts: list[str] = []
     for part in _CUT.split(sentence):
-        if parts and part and not starts_clause(part) and parse_clause(parts[-1]).has_verb:
+        if parts and part and not starts_clause(part) and parse_clause(parts[-1]).verb_phrase:
             parts[-1] += f": {part}"
         else:
             parts.append(part)

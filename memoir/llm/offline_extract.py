@@ -16,8 +16,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
-from functools import cache
 from itertools import pairwise
+from typing import Any
 
 import numpy as np
 
@@ -155,7 +155,7 @@ def _read_clause(text: str, ctx: Reading, quoted: str) -> None:
         ctx.memories.extend(_keyed(f, ctx) for f in kept)
         return
     ctx.memories.extend(_keyed(f, ctx) for f in keyed.values())
-    subject = _subject_phrase(clause, ctx) if clause.has_verb else None
+    subject = _subject_phrase(clause, ctx) if clause.verb_phrase else None
     if subject is None:
         if clause.subject.kind == "listener" and not keyed:
             ctx.notes.append(f"{quoted} speaks to the listener (encouragement, small talk).")
@@ -172,37 +172,34 @@ def _read_clause(text: str, ctx: Reading, quoted: str) -> None:
 # ----- the examples' verdict -------------------------------------------------------------------
 
 
-@cache
-def _examples() -> tuple[list[tuple[str, str]], Examples]:
-    """The examples of memory_examples.yaml, each with its (keep | drop, label)."""
-    raw = tables.table("memory_examples")
-    rows = [((d, k), text) for d in ("keep", "drop") for k in raw[d] for text in raw[d][k]]
-    return [label for label, _text in rows], Examples(text for _label, text in rows)
+_TABLE: dict[str, Any] = tables.table("memory_examples")
+_ROWS = [((d, k), text) for d in ("keep", "drop") for k in _TABLE[d] for text in _TABLE[d][k]]
+_LABELS = [label for label, _text in _ROWS]  # each example's (keep | drop, label)
+_EXAMPLES = Examples(text for _label, text in _ROWS)  # embedded on first use
 
 
 def _judge(ctx: Reading, embedder: Embedder) -> None:
     """Keep a proposal unless talk examples are nearer (by the margin if the grammar is sure)."""
     if not ctx.proposals:
         return
-    raw, (labels, examples) = tables.table("memory_examples"), _examples()
-    rows = examples.similarities([p.said for p in ctx.proposals], embedder)
-    count = raw["neighbours"]  # a label's score: the mean similarity of this many nearest
+    rows = _EXAMPLES.similarities([p.said for p in ctx.proposals], embedder)
+    count = _TABLE["neighbours"]  # a label's score: the mean similarity of this many nearest
     for proposal, sims in zip(ctx.proposals, rows, strict=True):
-        ranked = sorted(range(len(labels)), key=lambda i: -sims[i])
-        near = {k: [i for i in ranked if labels[i] == k][:count] for k in dict.fromkeys(labels)}
+        ranked = sorted(range(len(_LABELS)), key=lambda i: -sims[i])
+        near = {k: [i for i in ranked if _LABELS[i] == k][:count] for k in dict.fromkeys(_LABELS)}
         scores = {label: (float(np.mean(sims[top])), top[0]) for label, top in near.items()}
         memory, event = proposal.memory, proposal.memory.kind == "event"
         kinds = [k for k in scores if k[0] == "keep" and (k[1] == "event") == event]
         keep = max(kinds, key=lambda k: scores[k][0])
         talk = max((k for k in scores if k[0] == "drop"), key=lambda k: scores[k][0])
-        margin = raw["margin"] if proposal.sure else 0.0
+        margin = _TABLE["margin"] if proposal.sure else 0.0
         best = talk if scores[talk][0] - scores[keep][0] >= margin else keep
-        closest = f"closest “{examples.texts[scores[best][1]]}” ({best[1]}, {scores[best][0]:.2f})"
+        closest = f"closest “{_EXAMPLES.texts[scores[best][1]]}” ({best[1]}, {scores[best][0]:.2f})"
         if best is talk:
             ctx.notes.append(f"{proposal.quoted} reads as talk, not a fact: {closest}.")
             continue
         category = keep[1] if memory.category == "profile" else memory.category
-        update = {"category": category, "importance": raw["importance"][category]}
+        update = {"category": category, "importance": _TABLE["importance"][category]}
         ctx.memories.append(memory.model_copy(update=update))
         ctx.notes.append(f"{proposal.quoted} is kept as {category}: {closest}.")
 

@@ -116,7 +116,7 @@ def compose_offline(request: ComposeRequest, embedder: Embedder) -> ComposedSumm
 def _verb_first(word: str, text: str) -> bool:
     """Whether a request opens with a verb and has no subject ("book the dentist"; not "Dan,
     the book club was fun")."""
-    return known_verb(word) and not parse_clause(text).has_verb
+    return known_verb(word) and not parse_clause(text).verb_phrase
 
 
 def _topic(request: EpisodeRequest, recall: bool) -> str:

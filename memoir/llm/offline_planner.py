@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 from datetime import datetime, timedelta
-from functools import cache
 from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from memoir.emails import email_address, first_name, normalize_subject
@@ -38,22 +37,16 @@ DEFAULT_MINUTES = 30
 APPROVAL = ("email.", "calendar.schedule", "calendar.update", "calendar.cancel", "reminders.delete")
 
 
-def _data(name: str) -> dict[str, Any]:
-    return table(f"planner_{name}")
-
-
-@cache
-def _examples() -> tuple[list[str], Examples]:
-    """Each example's intent, and the examples."""
-    pairs = [(n, e) for n, s in _data("intents")["intents"].items() for e in s["examples"]]
-    return [n for n, _ in pairs], Examples(e for _, e in pairs)
+_INTENTS: dict[str, Any] = table("planner_intents")
+_DRAFTS: dict[str, Any] = table("planner_drafts")
+_EXAMPLE_INTENTS = [n for n, s in _INTENTS["intents"].items() for _ in s["examples"]]
+_EXAMPLES = Examples(e for s in _INTENTS["intents"].values() for e in s["examples"])
 
 
 def _nearest(text: str, embedder: Embedder) -> tuple[str, str, float]:
     """(intent, example, cosine similarity) of the example nearest to `text`."""
-    intents, examples = _examples()
-    best, score = examples.nearest(text, embedder)
-    return intents[best], examples.texts[best], score
+    best, score = _EXAMPLES.nearest(text, embedder)
+    return _EXAMPLE_INTENTS[best], _EXAMPLES.texts[best], score
 
 
 class Match(NamedTuple):
@@ -147,7 +140,7 @@ class OfflinePlanner:
         if referential and (plan := self._referential(text)):
             return plan
         if (match := self._match(text)) and (plan := self._build(match, text)):
-            for other in _data("intents")["alternatives"].get(match.intent, []):
+            for other in _INTENTS["alternatives"].get(match.intent, []):
                 plan = self._prefer_connected(plan, other, text)
             plan.reasoning = f"{match.why}. {plan.reasoning}"
             return plan
@@ -157,14 +150,13 @@ class OfflinePlanner:
         )
 
     def _match(self, text: str, only: str | None = None) -> Match | None:
-        """The first intent whose rule fires, else the intent of the nearest example, else the
-        first fallback intent whose rule fires."""
+        """The first intent whose rule fires, else the nearest example's, else a fallback rule's."""
         if match := self._rule(text, only, fallback=False):
             return match
         name, example, score = _nearest(text, self.embedder) if not only else ("", "", 0.0)
-        spec = _data("intents")["intents"].get(name, {})
+        spec = _INTENTS["intents"].get(name, {})
         too_long = len(text.split()) > spec.get("max_words", 99)
-        if score < _data("intents")["fuzzy_threshold"] or too_long:
+        if score < _INTENTS["fuzzy_threshold"] or too_long:
             return self._rule(text, only, fallback=True)
         rest = re.sub(spec.get("lead", "^$"), "", text, count=1, flags=I).strip()
         groups = {"rest": rest} if "lead" in spec else {}
@@ -175,7 +167,7 @@ class OfflinePlanner:
     def _rule(self, text: str, only: str | None, *, fallback: bool) -> Match | None:
         """The first intent (of the fallback ones, or the others) whose rule fires."""
         words = len(text.split())
-        for name, spec in _data("intents")["intents"].items():
+        for name, spec in _INTENTS["intents"].items():
             if only not in (None, name) or spec.get("fallback", False) != fallback:
                 continue
             for rule in spec["rules"] if words <= spec.get("max_words", words) else []:
@@ -185,7 +177,7 @@ class OfflinePlanner:
         return None
 
     def _build(self, match: Match, text: str) -> Plan | None:
-        spec = _data("intents")["intents"][match.intent]
+        spec = _INTENTS["intents"][match.intent]
         if kind := spec.get("kind"):
             why = "About the assistant." if kind == "meta" else "No tool is needed."
             confidence = spec.get("confidence", 0.9)
@@ -215,7 +207,7 @@ class OfflinePlanner:
     # ----- referential follow-ups (seed 002 Latest Actions) ------------------------------------
 
     def _referential(self, text: str) -> Plan | None:
-        spec = _data("intents")["referential"]
+        spec = _INTENTS["referential"]
         confirm, verbs = re.match(spec["confirm"], text, I), spec["verbs"].items()
         refers = confirm or re.search(spec["refers"], text, I)
         if len(text.split()) > spec["max_words"] or not refers:
@@ -314,7 +306,7 @@ class OfflinePlanner:
     # ----- reminders and email -----------------------------------------------------------------
 
     def _email_send(self, text: str, groups: dict[str, str]) -> Plan | None:
-        spec = _data("intents")["email"]
+        spec = _INTENTS["email"]
         to, rest = re.sub(r"'s$", "", groups.get("to", "")), groups.get("rest", "")
         if not to or to.lower() in spec["not_recipients"]:
             return None
@@ -342,16 +334,16 @@ class OfflinePlanner:
         return _operation(f"email {to}", [step], f"Email {to}, “{subject}”. {notes}".strip())
 
     def _email_reply(self) -> Plan:
-        email, drafts = self.req.email, _data("drafts")
+        email = self.req.email
         assert email is not None
         text, who = f"{email.subject}\n{email.body}", first_name(email.author) or "there"
-        kind = next(k for k in drafts["replies"] if all(re.search(p, text, I) for p in k["when"]))
+        kind = next(k for k in _DRAFTS["replies"] if all(re.search(p, text, I) for p in k["when"]))
         why = f"An email from {email.author} to answer; the drafts table reads a {kind['kind']}."
         calendar = "calendar" in {c.split(".")[0] for c in self.req.capabilities}
         scheduled = kind.get("schedule") and calendar and not self.revisions
         if scheduled and (plan := self._schedule_from_email(email, text, why)):
             return plan
-        content, deadline = [kind["content"]], drafts["deadline"]
+        content, deadline = [kind["content"]], _DRAFTS["deadline"]
         m = re.search(deadline["email"], email.body, I)
         if m and re.search(deadline["preference"], self.req.response_preferences, I):
             content.append(deadline["say"].format(deadline=m[0].strip()))
@@ -365,10 +357,9 @@ class OfflinePlanner:
     def _draft(
         self, who: str, thanks: str, content: list[str]
     ) -> tuple[str | None, str, list[str]]:
-        """The email body (None without content), what shaped it and what it says: the response
-        preferences, then feedback on the draft (style instructions restyle it, the rest is
-        said in it)."""
-        style, said, notes, drafts = self.style.model_copy(), [], [], _data("drafts")
+        """(body, notes, content) of the email, body None without content: the response preferences,
+        then feedback on the draft (style instructions restyle it, the rest is said in it)."""
+        style, said, notes = self.style.model_copy(), [], []
         for clause in (c for revision in self.revisions for c in clauses(revision)):
             read = read_response_style(clause)  # the fields set are the ones read in the clause
             if asked := read.model_dump(exclude_unset=True, exclude={"other"}):
@@ -379,9 +370,9 @@ class OfflinePlanner:
                 notes.append(f"the feedback “{clause}” goes into the draft")
         if not (content := said or content):
             return None, "", []
-        parts = dict(drafts["default"], thanks=thanks)
+        parts = dict(_DRAFTS["default"], thanks=thanks)
         for tone in (style.tone or "").split(" and "):
-            parts.update(drafts["tones"].get(tone, {}))
+            parts.update(_DRAFTS["tones"].get(tone, {}))
         greeting = (style.greeting or parts["greeting"]).replace("<name>", who)
         sign_off = style.sign_off or parts["sign_off"]
         if sign_off.endswith(","):  # "Best regards," and the name; "Cheers, Ana" on two lines
@@ -463,13 +454,13 @@ class OfflinePlanner:
     def _schedule_from_email(self, email: EmailMessage, text: str, why: str) -> Plan | None:
         if (when := self._when(email.body) or self._when(email.subject)) is None:
             return None
-        found = (m[1] for p in _data("drafts")["purpose"] if (m := re.search(p, text, I)))
+        found = (m[1] for p in _DRAFTS["purpose"] if (m := re.search(p, text, I)))
         topic = _clean(next(found, "")) or normalize_subject(email.subject) or "Meeting"
         title = sentence(topic).rstrip(".")
         return self._schedule(title, when, email.body, [email_address(email.author)], why)
 
     def _calendar_schedule(self, text: str, groups: dict[str, str]) -> Plan:
-        spec = _data("intents")["calendar"]
+        spec = _INTENTS["calendar"]
         cleaned = re.sub(spec["length"], "", text, flags=I)
         noun, about = re.search(spec["noun"], cleaned, I), re.search(spec["about"], cleaned, I)
         who = re.search(spec["with"], cleaned)  # names are capitalised: case-sensitive
@@ -496,7 +487,7 @@ def _complete(plan: Plan) -> bool:
 
 def _say(clause: str) -> str:
     """What a content clause of feedback on a draft says in the email."""
-    for rule in _data("drafts")["feedback"]["content"]:
+    for rule in _DRAFTS["feedback"]["content"]:
         if m := re.match(rule["pattern"], clause, I):
             return sentence(rule["say"].format(rest=(m.groupdict().get("rest") or "").strip()))
     return sentence(clause)
@@ -515,7 +506,7 @@ def _subject(action: LatestAction) -> str:
     """What a latest action is about: its quoted text, or its summary without the verb."""
     if quoted := re.search(r"[\"“']([^\"”']+)[\"”']", action.summary):
         return quoted[1].strip()
-    verb = _data("intents")["referential"]["summary_verb"]
+    verb = _INTENTS["referential"]["summary_verb"]
     return _clean(strip_when(re.sub(verb, "", action.summary, flags=I))) or action.summary
 
 

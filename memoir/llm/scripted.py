@@ -1,11 +1,7 @@
 """`ScriptedChatModel`: a chat model for tests that answers from a script and records every call.
 
-    llm = ScriptedChatModel(
-        responses={"Plan": [Plan(...), {"intent": "...", "confidence": 0.9}]},
-        replies=["Done!"],
-    )
+    llm = ScriptedChatModel(responses={"Plan": [Plan(...), {"intent": "x"}]}, replies=["Done!"])
 
-`llm.script("Plan", plan1, plan2)` and `llm.reply("text")` append to the scripts later.
 Structured calls consume `responses[schema name]` in order (instances, dicts validated into the
 schema, exceptions raised, or callables given the messages); plain calls consume `replies`.
 When a script runs out, the call goes to an `OfflineChatModel` (`on_exhausted="fallback"`, the

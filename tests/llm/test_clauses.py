@@ -69,7 +69,7 @@ def test_negation_and_copula() -> None:
 
 
 def test_a_name_before_a_word_that_is_no_verb_is_no_clause() -> None:
-    assert not parse_clause("Grumpy as ever").has_verb
+    assert not parse_clause("Grumpy as ever").verb_phrase
 
 
 def test_verb_forms() -> None:
