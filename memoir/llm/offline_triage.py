@@ -88,12 +88,9 @@ def impostor_domain(email: TriageEmail) -> str | None:
     domain = org_domain(email.author)
     if any(lookalike(domain, org_domain(r.address)) for r in recipients(email.to)):
         return "the reader's own"
-    combo = re.compile(rf"-(?:{''.join(table()['senders']['combo_domain_words'].split())})(?:-|$)")
-    return (
-        "a service (a name strung with service words)"
-        if combo.search(domain.split(".")[-2])
-        else None
-    )
+    name, combo = domain.split(".")[-2], "".join(table()["senders"]["combo_domain_words"].split())
+    strung = "-" in name and re.search(rf"(?:^|-)(?:{combo})s?(?:-|$)", name)
+    return "a service (a name strung with service words)" if strung else None
 
 
 def _greets(email: TriageEmail, whom: str) -> bool:
@@ -120,7 +117,8 @@ def group_addressed(email: TriageEmail) -> bool:
 
 def copied_only(email: TriageEmail) -> bool:
     """The reader is only copied: the mail says so ("cc'd for visibility"), or it speaks to its
-    first recipient by name ("Hi Kris,", "Thanks Tom") and names none of the others."""
+    first recipient by name ("Hi Kris,", "Thanks Tom") and names none of the others (quoted
+    history aside)."""
     if pattern("copy_note").search(email.body):
         return True
     first, *others = recipients(email.to) or [Recipient("", "", copied=False)]
@@ -129,7 +127,7 @@ def copied_only(email: TriageEmail) -> bool:
     opening = next((line for line in email.body.splitlines() if line.strip()), "")
     named = [o.name.split()[0] for o in others if o.name]
     return bool(others and names and words(tuple(names)).search(opening)) and not (
-        named and words(tuple(named)).search(email.body)
+        named and words(tuple(named)).search(own_words(email.body))
     )
 
 

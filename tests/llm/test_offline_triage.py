@@ -360,7 +360,7 @@ async def test_a_service_name_strung_with_security_words_is_phishing(
     offline: OfflineChatModel,
 ) -> None:
     message = email(
-        "Parcel Service <desk@quickship-verify-account.example>",
+        "Parcel Service <desk@secure-quickship-review.example>",
         "Please review your delivery",
         "Hi Ana, please review the delivery details and sign for your parcel today.",
         to=ANA,
@@ -403,8 +403,8 @@ async def test_group_mail_that_asks_each_member_to_reply_gets_a_reply(
     message = email(
         "Kim Lee <kim@me.example>",
         "New expenses policy",
-        "Hi all,\n\nThe new expenses policy is attached. Please reply to confirm you have read "
-        "it by Friday.",
+        "Hi all,\n\nThe new expenses policy is attached. Could you reply by Friday to say you "
+        "have read it?",
         to="Team Leads <leads@me.example>",
     )
     assert await decide(offline, message) is Classification.RESPOND
@@ -459,6 +459,29 @@ async def test_mail_that_resembles_a_notification_about_as_much_as_junk_is_notif
     )
     decision = await triage_email(offline, message, DEFAULT_TRIAGE_INSTRUCTIONS)
     assert decision.classification is Classification.NOTIFY, decision.reasoning
+
+
+async def test_a_payment_received_by_wire_transfer_is_no_scam(offline: OfflineChatModel) -> None:
+    message = email(
+        "Books Online <billing@booksonline.example>",
+        "Payment recorded for invoice 118",
+        "A payment has been recorded.\nInvoice: 118\nAmount: $900.00\nMethod: Wire transfer",
+        to=ANA,
+    )
+    assert await decide(offline, message) is Classification.NOTIFY
+
+
+async def test_a_thank_you_to_the_first_recipient_leaves_the_copies_out_whatever_it_quotes(
+    offline: OfflineChatModel,
+) -> None:
+    message = email(
+        "Jo Park <jo@other.example>",
+        "RE: Workshop slides",
+        "Thanks Raj, got them.\n\n-----Original Message-----\nFrom: Raj Mehta\nSent: Monday\n"
+        "Cc: Ana Diaz; Jo Park\n\nHi all, the slides are attached. Ana, any questions?",
+        to=f"Raj Mehta <raj@other.example>, Cc: {ANA}",
+    )
+    assert await decide(offline, message) is Classification.IGNORE
 
 
 def with_lessons(*lines: str) -> str:
