@@ -1,14 +1,10 @@
 """The offline extractor's reading of one message (and of the earlier turns, for the people and
-pets they name) into memories, most important first, with notes on what it set aside:
-1. a question or a one-off request is set aside whole; a standing instruction ("from now on …",
-   "never …") keeps its preference facts (patterns of memory_words.yaml);
-2. each clause (`offline_clauses`) gives its keyed facts (`offline_facts`), then what its grammar
-   says: a past act is an event dated against the message time, a present statement with an
-   object a fact, about its subject ("User", the speaker's name, "Maya's sister Ngozi", "she" →
-   the last person or pet named); plans, opinions and words to the listener are no memories;
-3. what the grammar proposes is kept, with its category, or set aside as talk by its nearest
-   example statements (memory_examples.yaml, MiniLM), and the note names the example.
-A named speaker's keys start with `person:<speaker>:` so two people's facts never merge.
+pets they name) into memories, most important first, with notes on what it set aside: questions
+and one-off requests whole; of each clause (`offline_clauses`), its keyed facts (`offline_facts`),
+then what its grammar says (a past act an event, a present statement a fact, about its subject:
+"User", "Maya's sister Ngozi", "she" the last one named), kept or set aside as talk by its
+nearest examples (memory_examples.yaml, MiniLM). A named speaker's keys start with
+`person:<speaker>:` so two people's facts never merge.
 """
 
 from __future__ import annotations
