@@ -484,6 +484,16 @@ async def test_a_thank_you_to_the_first_recipient_leaves_the_copies_out_whatever
     assert await decide(offline, message) is Classification.IGNORE
 
 
+async def test_a_business_named_services_is_no_phishing_domain(offline: OfflineChatModel) -> None:
+    message = email(
+        "Dave Cole <dave@brewfix-services.example>",
+        "Visit for the grinder repair",
+        "Hi Ana, our engineer can come on Tuesday 9-11 or Thursday 14-16. Which suits you?",
+        to=ANA,
+    )
+    assert await decide(offline, message) is Classification.RESPOND
+
+
 def with_lessons(*lines: str) -> str:
     return DEFAULT_PREFERENCES["triage_preferences"] + "\n".join(lines) + "\n"
 
