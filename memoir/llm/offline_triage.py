@@ -248,11 +248,9 @@ def classify(email: TriageEmail, embedder: Embedder) -> tuple[Classification, st
     inside = own_domain(domain, email)  # no marketing from inside, no colleague's FYI in bulk mail
     unlikely = {"outside"} if inside else {"colleague"} if bulk_mail(email) else set()
     quiet = vote.best(lambda e: e.action is not RESPOND and e.origin not in unlikely)
-    if quiet.action is IGNORE and not bulk_mail(email):  # see `vote.margin` in the table
+    if quiet.action is IGNORE and not bulk_mail(email):  # see `vote.doubt` in the table
         told = vote.best(lambda e: e.action is NOTIFY and e.origin not in unlikely)
-        close = (
-            vote.scores[told.category] >= vote.scores[quiet.category] - table()["vote"]["margin"]
-        )
+        close = vote.scores[told.category] >= vote.scores[quiet.category] - table()["vote"]["doubt"]
         quiet = told if close else quiet
     if organisation := from_organisation(email):
         if pattern("explicit_reply").search(email.text) and quiet.origin != "outside":
