@@ -1,6 +1,9 @@
 """Every prompt Memoir sends to a chat model: the texts of `memoir/data/prompts.yaml` (one constant
-each), rendered from typed requests by the modules that send them (the planner's by
-`memoir.planner` with the helpers below); the offline provider reads the requests instead.
+each), rendered from typed requests by the modules that send them: triage (seed 000's router) by
+`memoir.triage`, the preference updater by `memoir.preference_update`, the reply writer (seed 002)
+by `memoir.responder`, drafts (seed 004) by `memoir.drafting`, the memory calls (seeds 001, 003) by
+`memoir.memory.llm_calls`, the planner's by `memoir.planner` with the helpers below. The offline
+provider reads the requests instead.
 """
 
 from __future__ import annotations

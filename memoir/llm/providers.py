@@ -1,7 +1,9 @@
 """Typed providers: each model task (triage, plan, write, extract) takes a typed request and
 returns a typed answer, from the chat model on the request rendered into the prompts of
 `memoir.llm.prompts`, or from its offline implementation, which reads the request's fields (never
-rendered text). `ask` and `write` are the one place that chooses between them for a chat model:
+rendered text) with example tables, matched by rules where exact and by MiniLM nearest neighbour
+where fuzzy, and names the example or rule that fired. `ask` and `write` are the one place that
+chooses between them for a chat model:
 
     plan = await ask(llm, Plan, request, render=planner_messages, offline=plan_offline)
 """
