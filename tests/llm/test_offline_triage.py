@@ -285,49 +285,145 @@ async def test_a_question_in_a_quoted_line_is_not_asked_of_the_reader(
     assert decision.classification is not Classification.RESPOND, decision.reasoning
 
 
-async def decide(offline: OfflineChatModel, message: EmailMessage) -> Classification:
-    decision = await triage_email(offline, message, DEFAULT_TRIAGE_INSTRUCTIONS)
-    return decision.classification
-
-
 ANA = "Ana Diaz <ana@me.example>"
 
 
-async def test_mail_that_speaks_to_another_recipient_by_name_leaves_the_reader_copied(
-    offline: OfflineChatModel,
+RULE_CASES = [
+    pytest.param(
+        email(
+            "Jo Park <jo@me.example>",
+            "Signed lease for the new office",
+            "Raj, the signed lease is in the Legal folder. Can you send a copy to the landlord?",
+            to=f"Raj Mehta <raj@me.example>, cc: {ANA}",
+        ),
+        Classification.IGNORE,
+        id="mail_that_speaks_to_another_recipient_by_name_leaves_the_reader_copied",
+    ),
+    pytest.param(
+        email(
+            "Jo Park <jo@me.example>",
+            "Van hire for the move",
+            "Hi facilities,\n\nCould you book the van for Saturday? Team leads copied for info.",
+            to=f"Facilities <facilities@me.example>, {ANA}",
+        ),
+        Classification.IGNORE,
+        id="a_note_that_some_recipients_are_copied_for_visibility_leaves_them_copied",
+    ),
+    pytest.param(
+        email(
+            "Jo Park <jo@me.example>",
+            "RE: [sales] Quarter-end drinks",
+            "Could someone take me off this list? I moved teams.\n\n-----Original Message-----\n"
+            "From: Office\nSent: Monday\n\nDrinks on Friday at six!",
+            to="All Sales <sales-all@me.example>",
+        ),
+        Classification.IGNORE,
+        id="a_short_reply_to_a_list_is_chatter_even_when_it_asks_something",
+    ),
+    pytest.param(
+        email(
+            "Parcel Service <desk@secure-quickship-review.example>",
+            "Please review your delivery",
+            "Hi Ana, please review the delivery details and sign for your parcel today.",
+            to=ANA,
+        ),
+        Classification.IGNORE,
+        id="a_service_name_strung_with_security_words_is_phishing",
+    ),
+    pytest.param(
+        email(
+            "Sam Fox <sam@growthly.example>",
+            "Your onboarding emails",
+            "Hi Ana, I read your onboarding emails and had a few ideas. Would you be open to a "
+            "short call on Thursday?",
+            to=ANA,
+        ),
+        Classification.IGNORE,
+        id="a_stranger_asking_for_a_call_from_outside_is_a_pitch",
+    ),
+    pytest.param(
+        email(
+            "Kim Lee <kim@me.example>",
+            "New expenses policy",
+            "Hi all,\n\nThe new expenses policy is attached. Could you reply by Friday to say you "
+            "have read it?",
+            to="Team Leads <leads@me.example>",
+        ),
+        Classification.RESPOND,
+        id="group_mail_that_asks_each_member_to_reply_gets_a_reply",
+    ),
+    pytest.param(
+        email(
+            "Kim Lee <kim@partner.example>",
+            "Invitation: Quarterly review @ Tue 9 Dec 10:00",
+            "You have been invited to Quarterly review.\nRSVP: Yes / No / Maybe",
+            to=ANA,
+        ),
+        Classification.RESPOND,
+        id="a_new_calendar_invitation_is_a_meeting_request",
+    ),
+    pytest.param(
+        email(
+            "Lou Grant <lou@bakery.example>",
+            "Automatic reply: Your December invoice",
+            "Thank you for your message. I am away until 2 January with no access to email. For "
+            "urgent matters, please contact the shop.",
+            to=ANA,
+        ),
+        Classification.IGNORE,
+        id="an_automatic_reply_to_the_readers_own_mail_is_ignored",
+    ),
+    pytest.param(
+        email(
+            "Books Online <billing@booksonline.example>",
+            "Payment recorded for invoice 118",
+            "A payment has been recorded.\nInvoice: 118\nAmount: $900.00\nMethod: Wire transfer",
+            to=ANA,
+        ),
+        Classification.NOTIFY,
+        id="a_payment_received_by_wire_transfer_is_no_scam",
+    ),
+    pytest.param(
+        email(
+            "Jo Park <jo@other.example>",
+            "RE: Workshop slides",
+            "Thanks Raj, got them.\n\n-----Original Message-----\nFrom: Raj Mehta\nSent: Monday\n"
+            "Cc: Ana Diaz; Jo Park\n\nHi all, the slides are attached. Ana, any questions?",
+            to=f"Raj Mehta <raj@other.example>, Cc: {ANA}",
+        ),
+        Classification.IGNORE,
+        id="a_thank_you_to_the_first_recipient_leaves_the_copies_out_whatever_it_quotes",
+    ),
+    pytest.param(
+        email(
+            "Dave Cole <dave@brewfix-services.example>",
+            "Visit for the grinder repair",
+            "Hi Ana, our engineer can come on Tuesday 9-11 or Thursday 14-16. Which suits you?",
+            to=ANA,
+        ),
+        Classification.RESPOND,
+        id="a_business_named_services_is_no_phishing_domain",
+    ),
+    pytest.param(
+        email(
+            "Facilities <facilities@me.example>",
+            "Fridge",
+            "Dear Ana,\n\nThe fridge was cleared out this afternoon.",
+            to=ANA,
+        ),
+        Classification.NOTIFY,
+        id="mail_that_resembles_a_notification_about_as_much_as_junk_is_notified",
+    ),
+]
+
+
+@pytest.mark.parametrize(("message", "expected"), RULE_CASES)
+async def test_each_rule_decides_its_kind_of_mail(
+    offline: OfflineChatModel, message: EmailMessage, expected: Classification
 ) -> None:
-    message = email(
-        "Jo Park <jo@me.example>",
-        "Signed lease for the new office",
-        "Raj, the signed lease is in the Legal folder. Can you send a copy to the landlord?",
-        to=f"Raj Mehta <raj@me.example>, cc: {ANA}",
-    )
-    assert await decide(offline, message) is Classification.IGNORE
-
-
-async def test_a_note_that_some_recipients_are_copied_for_visibility_leaves_them_copied(
-    offline: OfflineChatModel,
-) -> None:
-    message = email(
-        "Jo Park <jo@me.example>",
-        "Van hire for the move",
-        "Hi facilities,\n\nCould you book the van for Saturday? Team leads copied for info.",
-        to=f"Facilities <facilities@me.example>, {ANA}",
-    )
-    assert await decide(offline, message) is Classification.IGNORE
-
-
-async def test_a_short_reply_to_a_list_is_chatter_even_when_it_asks_something(
-    offline: OfflineChatModel,
-) -> None:
-    message = email(
-        "Jo Park <jo@me.example>",
-        "RE: [sales] Quarter-end drinks",
-        "Could someone take me off this list? I moved teams.\n\n-----Original Message-----\n"
-        "From: Office\nSent: Monday\n\nDrinks on Friday at six!",
-        to="All Sales <sales-all@me.example>",
-    )
-    assert await decide(offline, message) is Classification.IGNORE
+    """Sender domains, recipients, quoted history, subjects and the vote's doubt decide these."""
+    decision = await triage_email(offline, message, DEFAULT_TRIAGE_INSTRUCTIONS)
+    assert decision.classification is expected, decision.reasoning
 
 
 async def test_a_question_in_a_replys_quoted_history_or_subject_is_not_asked_of_the_reader(
@@ -339,85 +435,45 @@ async def test_a_question_in_a_replys_quoted_history_or_subject_is_not_asked_of_
         "Not mine either.\n\nFrom: Kim Lee\nSent: Monday 09:12\nTo: Ana\n\nCan you check?",
         to=ANA,
     )
-    assert await decide(offline, message) is not Classification.RESPOND
-
-
-async def test_a_sender_domain_imitating_the_readers_own_is_phishing(
-    offline: OfflineChatModel,
-) -> None:
-    message = email(
-        "IT Desk <it@rne-example-helpdesk.example>",
-        "Password expires today",
-        "Dear user, please sign in at the link below to keep your mailbox working.",
-        to="Ana Diaz <ana@me-example.example>",
-    )
     decision = await triage_email(offline, message, DEFAULT_TRIAGE_INSTRUCTIONS)
-    assert decision.classification is Classification.IGNORE
-    assert "imitates the reader's own" in decision.reasoning
+    assert decision.classification is not Classification.RESPOND, decision.reasoning
 
 
-async def test_a_service_name_strung_with_security_words_is_phishing(
-    offline: OfflineChatModel,
+REASONED_CASES = [
+    pytest.param(
+        email(
+            "IT Desk <it@rne-example-helpdesk.example>",
+            "Password expires today",
+            "Dear user, please sign in at the link below to keep your mailbox working.",
+            to="Ana Diaz <ana@me-example.example>",
+        ),
+        Classification.IGNORE,
+        "imitates the reader's own",
+        id="a_sender_domain_imitating_the_readers_own_is_phishing",
+    ),
+    pytest.param(
+        email(
+            "Lou Grant <lou@bakery.example>",
+            "Holiday promotion bundle?",
+            "Hi Ana, we have marketing budget left that must be spent this year. Do you offer a "
+            "package deal for holiday social media banners and a newsletter header, and what "
+            "would it cost?",
+            to=ANA,
+        ),
+        Classification.RESPOND,
+        "a customer asks about what the reader offers",
+        id="an_outside_customer_asking_for_a_price_gets_a_reply",
+    ),
+]
+
+
+@pytest.mark.parametrize(("message", "expected", "because"), REASONED_CASES)
+async def test_the_reasoning_names_the_rule_that_decided(
+    offline: OfflineChatModel, message: EmailMessage, expected: Classification, because: str
 ) -> None:
-    message = email(
-        "Parcel Service <desk@secure-quickship-review.example>",
-        "Please review your delivery",
-        "Hi Ana, please review the delivery details and sign for your parcel today.",
-        to=ANA,
-    )
-    assert await decide(offline, message) is Classification.IGNORE
-
-
-async def test_an_outside_customer_asking_for_a_price_gets_a_reply(
-    offline: OfflineChatModel,
-) -> None:
-    message = email(
-        "Lou Grant <lou@bakery.example>",
-        "Holiday promotion bundle?",
-        "Hi Ana, we have marketing budget left that must be spent this year. Do you offer a "
-        "package deal for holiday social media banners and a newsletter header, and what "
-        "would it cost?",
-        to=ANA,
-    )
     decision = await triage_email(offline, message, DEFAULT_TRIAGE_INSTRUCTIONS)
-    assert decision.classification is Classification.RESPOND
-    assert "a customer asks about what the reader offers" in decision.reasoning
-
-
-async def test_a_stranger_asking_for_a_call_from_outside_is_a_pitch(
-    offline: OfflineChatModel,
-) -> None:
-    message = email(
-        "Sam Fox <sam@growthly.example>",
-        "Your onboarding emails",
-        "Hi Ana, I read your onboarding emails and had a few ideas. Would you be open to a "
-        "short call on Thursday?",
-        to=ANA,
-    )
-    assert await decide(offline, message) is Classification.IGNORE
-
-
-async def test_group_mail_that_asks_each_member_to_reply_gets_a_reply(
-    offline: OfflineChatModel,
-) -> None:
-    message = email(
-        "Kim Lee <kim@me.example>",
-        "New expenses policy",
-        "Hi all,\n\nThe new expenses policy is attached. Could you reply by Friday to say you "
-        "have read it?",
-        to="Team Leads <leads@me.example>",
-    )
-    assert await decide(offline, message) is Classification.RESPOND
-
-
-async def test_a_new_calendar_invitation_is_a_meeting_request(offline: OfflineChatModel) -> None:
-    message = email(
-        "Kim Lee <kim@partner.example>",
-        "Invitation: Quarterly review @ Tue 9 Dec 10:00",
-        "You have been invited to Quarterly review.\nRSVP: Yes / No / Maybe",
-        to=ANA,
-    )
-    assert await decide(offline, message) is Classification.RESPOND
+    assert decision.classification is expected
+    assert because in decision.reasoning
 
 
 async def test_a_role_address_that_says_not_to_reply_is_an_organisation_even_greeting_by_name(
@@ -433,65 +489,6 @@ async def test_a_role_address_that_says_not_to_reply_is_an_organisation_even_gre
     decision = await triage_email(offline, message, DEFAULT_TRIAGE_INSTRUCTIONS)
     assert "a role address" in decision.reasoning
     assert decision.classification is not Classification.RESPOND
-
-
-async def test_an_automatic_reply_to_the_readers_own_mail_is_ignored(
-    offline: OfflineChatModel,
-) -> None:
-    message = email(
-        "Lou Grant <lou@bakery.example>",
-        "Automatic reply: Your December invoice",
-        "Thank you for your message. I am away until 2 January with no access to email. For "
-        "urgent matters, please contact the shop.",
-        to=ANA,
-    )
-    assert await decide(offline, message) is Classification.IGNORE
-
-
-async def test_mail_that_resembles_a_notification_about_as_much_as_junk_is_notified(
-    offline: OfflineChatModel,
-) -> None:
-    message = email(
-        "Facilities <facilities@me.example>",
-        "Fridge",
-        "Dear Ana,\n\nThe fridge was cleared out this afternoon.",
-        to=ANA,
-    )
-    decision = await triage_email(offline, message, DEFAULT_TRIAGE_INSTRUCTIONS)
-    assert decision.classification is Classification.NOTIFY, decision.reasoning
-
-
-async def test_a_payment_received_by_wire_transfer_is_no_scam(offline: OfflineChatModel) -> None:
-    message = email(
-        "Books Online <billing@booksonline.example>",
-        "Payment recorded for invoice 118",
-        "A payment has been recorded.\nInvoice: 118\nAmount: $900.00\nMethod: Wire transfer",
-        to=ANA,
-    )
-    assert await decide(offline, message) is Classification.NOTIFY
-
-
-async def test_a_thank_you_to_the_first_recipient_leaves_the_copies_out_whatever_it_quotes(
-    offline: OfflineChatModel,
-) -> None:
-    message = email(
-        "Jo Park <jo@other.example>",
-        "RE: Workshop slides",
-        "Thanks Raj, got them.\n\n-----Original Message-----\nFrom: Raj Mehta\nSent: Monday\n"
-        "Cc: Ana Diaz; Jo Park\n\nHi all, the slides are attached. Ana, any questions?",
-        to=f"Raj Mehta <raj@other.example>, Cc: {ANA}",
-    )
-    assert await decide(offline, message) is Classification.IGNORE
-
-
-async def test_a_business_named_services_is_no_phishing_domain(offline: OfflineChatModel) -> None:
-    message = email(
-        "Dave Cole <dave@brewfix-services.example>",
-        "Visit for the grinder repair",
-        "Hi Ana, our engineer can come on Tuesday 9-11 or Thursday 14-16. Which suits you?",
-        to=ANA,
-    )
-    assert await decide(offline, message) is Classification.RESPOND
 
 
 def with_lessons(*lines: str) -> str:
