@@ -1,11 +1,13 @@
 """Offline triage from the typed request (`memoir.triage.TriageQuery`), never a rendered prompt.
 
 The exact side, read from `memoir/data/triage_examples.yaml`: the sender, whom it greets, what it
-asks, the exact rules (scams, replies to invitations, "no action needed"). `classify`: a rule; for
-an organisation's mail, its nearest example emails (MiniLM) among notify and ignore (respond when
-it asks for a reply in so many words, unless marketing); for a person's, respond when they ask the
-reader something, unless an outside business's mail reads like unsolicited mail; else the nearest
-examples (no marketing from inside). Then the most specific covering lesson (`memoir.lessons`)."""
+asks, the exact rules (an impostor domain, scams, replies to invitations, "no action needed").
+`classify`: a rule; for an organisation's mail, its nearest example emails (MiniLM) among notify
+and ignore, notify when in doubt (respond when it asks for a reply in so many words, unless
+marketing); for a person's, ignore when the reader is only copied or it is a reply-all's chatter,
+respond when they ask the reader something, unless an outside business's mail reads like
+unsolicited mail; else the nearest examples (no marketing from inside). Then the most specific
+covering lesson (`memoir.lessons`)."""
 
 from __future__ import annotations
 
