@@ -13,8 +13,10 @@ from typing import NamedTuple
 
 
 def email_address(author: str) -> str:
-    """The lower-cased address of "Name <addr>" (or the whole string when there is none)."""
-    _name, addr = parseaddr(author)
+    """The lower-cased address of "Name <addr>" (or the whole string when there is none); an
+    unquoted comma in the name ("Moore, Angela <a@x>") does not hide the address."""
+    bracketed = re.search(r"<([^<>@\s]+@[^<>\s]+)>", author)
+    _name, addr = ("", bracketed.group(1)) if bracketed else parseaddr(author)
     return (addr or author).strip().lower()
 
 
@@ -41,9 +43,9 @@ def recipients(to: str) -> list[Recipient]:
     for part in re.split(r"[,;]", to):
         marker = re.match(r"\s*cc\s*:", part, re.I)
         copied = copied or marker is not None
-        name, address = getaddresses([part[marker.end() :] if marker else part])[0]
-        if "@" in address:
-            found.append(Recipient(name.strip(), address.lower(), copied))
+        for name, address in getaddresses([part[marker.end() :] if marker else part]):
+            if "@" in address:
+                found.append(Recipient(name.strip(), address.lower(), copied))
     return found
 
 
@@ -51,11 +53,9 @@ def lookalike(domain: str, own: str) -> bool:
     """`domain` imitates `own`: its name, misspelt or padded, in another domain
     (kestrel-universlty-helpdesk.example for kestrel-university.example), never `own` or under
     it."""
-    if (
-        domain.split(".")[-2:] == own.split(".")[-2:]
-        or domain.endswith(f".{own}")
-        or "." not in own
-    ):
+    if "." not in own or "." not in domain or domain.endswith(f".{own}"):
+        return False
+    if domain.split(".")[-2:] == own.split(".")[-2:]:
         return False
     name, theirs = own.split(".")[-2], domain.split(".")[-2]
     spans = (

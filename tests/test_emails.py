@@ -15,6 +15,10 @@ def test_the_address_of_an_author_is_lower_cased_without_the_name() -> None:
     assert email_address("Dan Smith <Dan.Smith@ACME.com>") == "dan.smith@acme.com"
 
 
+def test_a_comma_in_an_unquoted_name_does_not_hide_the_address() -> None:
+    assert email_address("Angela Moore, LCSW <AMoore@Rehab.example>") == "amoore@rehab.example"
+
+
 def test_a_bare_address_is_its_own_address() -> None:
     assert email_address(" Dan@Acme.com ") == "dan@acme.com"
 
@@ -39,6 +43,11 @@ def test_recipients_after_a_cc_marker_are_copies() -> None:
     ]
 
 
+def test_an_empty_or_undisclosed_to_header_has_no_recipients() -> None:
+    assert recipients("") == []
+    assert recipients("undisclosed-recipients:;") == []
+
+
 def test_a_misspelt_or_padded_copy_of_a_domain_imitates_it() -> None:
     assert lookalike("acme-corpp-helpdesk.example", "acme-corp.example")
     assert lookalike("acme-corp-example.net", "acme-corp.example")
@@ -49,6 +58,7 @@ def test_a_domain_its_subdomains_and_unrelated_domains_do_not_imitate_it() -> No
     assert not lookalike("mail.acme-corp.example", "acme-corp.example")
     assert not lookalike("github.com", "noreply.github.com")
     assert not lookalike("stripe.com", "acme-corp.example")
+    assert not lookalike("localhost", "acme-corp.example")
 
 
 def test_own_words_leave_out_quoted_history() -> None:

@@ -90,7 +90,8 @@ def impostor_domain(email: TriageEmail) -> str | None:
     domain = org_domain(email.author)
     if any(lookalike(domain, org_domain(r.address)) for r in recipients(email.to)):
         return "the reader's own"
-    name, combo = domain.split(".")[-2], "".join(table()["senders"]["combo_domain_words"].split())
+    name = domain.split(".")[-2] if "." in domain else domain
+    combo = "".join(table()["senders"]["combo_domain_words"].split())
     strung = "-" in name and re.search(rf"(?:^|-)(?:{combo})s?(?:-|$)", name)
     return "a service (a name strung with service words)" if strung else None
 

@@ -491,6 +491,24 @@ async def test_a_role_address_that_says_not_to_reply_is_an_organisation_even_gre
     assert decision.classification is not Classification.RESPOND
 
 
+@pytest.mark.parametrize(
+    ("author", "to"),
+    [
+        ("Angela Moore, LCSW <amoore@rehab.example>", ANA),
+        ("MAILER-DAEMON", ANA),
+        ("Kim <kim@localhost>", "ana@localhost"),
+        ("Kim Lee <kim@me.example>", ""),
+        ("", "undisclosed-recipients:;"),
+    ],
+)
+async def test_odd_headers_are_triaged_not_crashed_on(
+    offline: OfflineChatModel, author: str, to: str
+) -> None:
+    message = email(author or "unknown", "Hello", "Can you call me back?", to=to)
+    decision = await triage_email(offline, message, DEFAULT_TRIAGE_INSTRUCTIONS)
+    assert decision.classification in set(Classification)
+
+
 def with_lessons(*lines: str) -> str:
     return DEFAULT_PREFERENCES["triage_preferences"] + "\n".join(lines) + "\n"
 
