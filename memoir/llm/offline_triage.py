@@ -77,7 +77,7 @@ def exact_rule(email: TriageEmail) -> tuple[Classification, str] | None:
     """The action and the name of the first exact rule of the table that matches `email`."""
     if impostor := impostor_domain(email):
         return IGNORE, f"a sender whose domain imitates {impostor}"
-    for rule in table()["rules"]:
+    for rule in (r for r in table()["rules"] if not (r.get("personal") and bulk_mail(email))):
         subject = "subject" in rule and words(rule["subject"], at_start=True).search(email.subject)
         if subject or ("patterns" in rule and words(tuple(rule["patterns"])).search(email.text)):
             return Classification(rule["action"]), rule["name"]

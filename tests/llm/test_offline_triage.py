@@ -354,6 +354,16 @@ RULE_CASES = [
     ),
     pytest.param(
         email(
+            "Cloudly Events <events@cloudly.example>",
+            "Invitation: Cloud Summit 2027 - save your seat",
+            "You're invited! Hear from our experts live. RSVP now.\n\nUnsubscribe from events.",
+            to=ANA,
+        ),
+        Classification.IGNORE,
+        id="a_marketing_invitation_to_an_event_is_no_meeting_request",
+    ),
+    pytest.param(
+        email(
             "Kim Lee <kim@partner.example>",
             "Invitation: Quarterly review @ Tue 9 Dec 10:00",
             "You have been invited to Quarterly review.\nRSVP: Yes / No / Maybe",
