@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
-from memoir.emails import Recipient, email_address, lookalike, own_words, recipients
+from memoir.emails import email_address, lookalike, own_words, recipients
 from memoir.embeddings import Embedder
 from memoir.llm import tables
 from memoir.models import Classification, TriageDecision
@@ -42,11 +42,14 @@ class TriageEmail:
         return f"{self.subject}\n{self.body}"
 
     @property
+    def is_reply(self) -> bool:
+        return self.subject.lower().startswith("re:")
+
+    @property
     def own_text(self) -> str:
         """The writer's own words: the body without quoted history, after the subject unless it
         is a reply's (both asked of others)."""
-        subject = "" if self.subject.lower().startswith("re:") else self.subject
-        return f"{subject}\n{own_words(self.body)}"
+        return f"{'' if self.is_reply else self.subject}\n{own_words(self.body)}"
 
 
 def table() -> dict[str, Any]:
@@ -88,7 +91,7 @@ def impostor_domain(email: TriageEmail) -> str | None:
     """What the sender's domain imitates: the reader's own (kestrel-universlty.example), or a
     service, by a name strung with service words (docusign-secure-mail.net)."""
     domain = org_domain(email.author)
-    if any(lookalike(domain, org_domain(r.address)) for r in recipients(email.to)):
+    if any(lookalike(domain, own) for own in recipient_domains(email)):
         return "the reader's own"
     name = domain.split(".")[-2] if "." in domain else domain
     combo = "".join(table()["senders"]["combo_domain_words"].split())
@@ -118,27 +121,32 @@ def group_addressed(email: TriageEmail) -> bool:
     )
 
 
+def _names_any(names: list[str], text: str) -> bool:
+    """`text` says one of `names` (whole words; names are literal text, never patterns)."""
+    return any(re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text, re.I) for name in names)
+
+
 def copied_only(email: TriageEmail) -> bool:
     """The reader is only copied: the mail says so ("cc'd for visibility"), or it speaks to its
     first recipient by name ("Hi Kris,", "Thanks Tom") and names none of the others (quoted
     history aside)."""
     if pattern("copy_note").search(email.body):
         return True
-    first, *others = recipients(email.to) or [Recipient("", "", copied=False)]
+    listed = recipients(email.to)
+    if len(listed) < 2:
+        return False
     group = pattern("group_greeting", at_start=True)
-    names = [w for w in re.findall(r"[A-Z][\w'-]{2,}", first.name) if not group.match(w)]
+    names = [w for w in re.findall(r"[A-Z][\w'-]{2,}", listed[0].name) if not group.match(w)]
     opening = next((line for line in email.body.splitlines() if line.strip()), "")
-    named = [o.name.split()[0] for o in others if o.name]
-    return bool(others and names and words(tuple(names)).search(opening)) and not (
-        named and words(tuple(named)).search(own_words(email.body))
-    )
+    others = [r.name.split()[0] for r in listed[1:] if r.name]
+    return _names_any(names, opening) and not _names_any(others, own_words(email.body))
 
 
 def group_chatter(email: TriageEmail) -> bool:
     """A short reply to a group ("Re: …" to a list, a few words of its own: "+1", "thanks!",
     "please take me off this list"): thread chatter."""
     short = len(own_words(email.body).split()) <= table()["chatter_words"]
-    return short and email.subject.lower().startswith("re:") and group_addressed(email)
+    return short and email.is_reply and group_addressed(email)
 
 
 def from_organisation(email: TriageEmail) -> str | None:
@@ -173,9 +181,9 @@ def public_domain(domain: str) -> bool:
     return domain in public or ".".join(domain.split(".")[-2:]) in public
 
 
-def own_domain(domain: str, email: TriageEmail) -> bool:
-    """The domain of one of the recipients (the user's own organisation)."""
-    return domain in {org_domain(a) for a in re.split(r"[,;]", email.to) if "@" in a}
+def recipient_domains(email: TriageEmail) -> set[str]:
+    """The organisation domains of the recipients (the user's own organisation among them)."""
+    return {org_domain(r.address) for r in recipients(email.to)}
 
 
 def asks(email: TriageEmail) -> list[str]:
@@ -247,11 +255,11 @@ def classify(email: TriageEmail, embedder: Embedder) -> tuple[Classification, st
     """The general decision and its reason, in words."""
     if rule := exact_rule(email):
         return rule[0], f"the exact rule for {rule[1]} fired"
-    vote, domain = nearest(email, embedder), org_domain(email.author)
-    inside = own_domain(domain, email)  # no marketing from inside, no colleague's FYI in bulk mail
-    unlikely = {"outside"} if inside else {"colleague"} if bulk_mail(email) else set()
+    vote, domain, bulk = nearest(email, embedder), org_domain(email.author), bulk_mail(email)
+    inside = domain in recipient_domains(email)  # inside: no marketing; bulk: no colleague's FYI
+    unlikely = {"outside"} if inside else {"colleague"} if bulk else set()
     quiet = vote.best(lambda e: e.action is not RESPOND and e.origin not in unlikely)
-    if quiet.action is IGNORE and not bulk_mail(email):  # see `vote.doubt` in the table
+    if quiet.action is IGNORE and not bulk:  # see `vote.doubt` in the table
         told = vote.best(lambda e: e.action is NOTIFY and e.origin not in unlikely)
         close = vote.scores[told.category] >= vote.scores[quiet.category] - table()["vote"]["doubt"]
         quiet = told if close else quiet

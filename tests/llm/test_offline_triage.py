@@ -259,36 +259,30 @@ async def test_reasoning_names_the_rule_that_fired(offline: OfflineChatModel) ->
     assert "No learned lesson covers this email" in decision.reasoning
 
 
-async def test_a_role_address_that_opens_with_the_readers_name_is_a_person(
-    offline: OfflineChatModel,
-) -> None:
-    message = email(
-        "Support Team <support@me.example>",
-        "Refunds failing since the release",
-        "Ana,\n\nRefunds fail with an error since this morning. Can you take a look?\n\nLeo",
-        to="Ana Diaz <ana@me.example>",
-    )
-    decision = await triage_email(offline, message, DEFAULT_TRIAGE_INSTRUCTIONS)
-    assert decision.classification is Classification.RESPOND, decision.reasoning
-
-
-async def test_a_question_in_a_quoted_line_is_not_asked_of_the_reader(
-    offline: OfflineChatModel,
-) -> None:
-    message = email(
-        "Jo Park <jo@me.example>",
-        "Re: projector for the workshop",
-        "Kim, the projector is reserved for Friday.\n\n> Kim wrote:\n> Can someone book it?",
-        to="Kim Lee <kim@me.example>, Ana Diaz <ana@me.example>",
-    )
-    decision = await triage_email(offline, message, DEFAULT_TRIAGE_INSTRUCTIONS)
-    assert decision.classification is not Classification.RESPOND, decision.reasoning
-
-
 ANA = "Ana Diaz <ana@me.example>"
 
 
 RULE_CASES = [
+    pytest.param(
+        email(
+            "Support Team <support@me.example>",
+            "Refunds failing since the release",
+            "Ana,\n\nRefunds fail with an error since this morning. Can you take a look?\n\nLeo",
+            to="Ana Diaz <ana@me.example>",
+        ),
+        Classification.RESPOND,
+        id="a_role_address_that_opens_with_the_readers_name_is_a_person",
+    ),
+    pytest.param(
+        email(
+            "Jo Park <jo@me.example>",
+            "Van for Friday",
+            "Kim, the van is booked for Friday.",
+            to='Kim Lee <kim@me.example>, "*Ops* Desk (Ana)" <ops@me.example>',
+        ),
+        Classification.IGNORE,
+        id="recipient_names_are_read_as_text_never_as_patterns",
+    ),
     pytest.param(
         email(
             "Jo Park <jo@me.example>",
@@ -436,15 +430,32 @@ async def test_each_rule_decides_its_kind_of_mail(
     assert decision.classification is expected, decision.reasoning
 
 
-async def test_a_question_in_a_replys_quoted_history_or_subject_is_not_asked_of_the_reader(
-    offline: OfflineChatModel,
+ASKED_OF_OTHERS = [
+    pytest.param(
+        email(
+            "Jo Park <jo@me.example>",
+            "Re: projector for the workshop",
+            "Kim, the projector is reserved for Friday.\n\n> Kim wrote:\n> Can someone book it?",
+            to="Kim Lee <kim@me.example>, Ana Diaz <ana@me.example>",
+        ),
+        id="in_a_quoted_line",
+    ),
+    pytest.param(
+        email(
+            "Jo Park <jo@me.example>",
+            "RE: Who left the umbrella in room 4?",
+            "Not mine either.\n\nFrom: Kim Lee\nSent: Monday 09:12\nTo: Ana\n\nCan you check?",
+            to=ANA,
+        ),
+        id="in_a_replys_quoted_history_or_subject",
+    ),
+]
+
+
+@pytest.mark.parametrize("message", ASKED_OF_OTHERS)
+async def test_a_question_asked_of_others_is_not_asked_of_the_reader(
+    offline: OfflineChatModel, message: EmailMessage
 ) -> None:
-    message = email(
-        "Jo Park <jo@me.example>",
-        "RE: Who left the umbrella in room 4?",
-        "Not mine either.\n\nFrom: Kim Lee\nSent: Monday 09:12\nTo: Ana\n\nCan you check?",
-        to=ANA,
-    )
     decision = await triage_email(offline, message, DEFAULT_TRIAGE_INSTRUCTIONS)
     assert decision.classification is not Classification.RESPOND, decision.reasoning
 
