@@ -155,24 +155,22 @@ def subject_pattern(subject: str) -> str:
 
 
 def scope_ladder(email: EmailLike, action: Classification) -> list[Scope]:
-    """The scopes to try, broadest first: the domain of an automated sender (not shared), the
-    address (when one decision may speak for the sender), the subject within the address; an
-    acknowledgement only the last."""
+    """The scopes to try, broadest first: the address (when one decision may speak for the
+    sender), the subject within the address; an acknowledgement only the last. Never the whole
+    domain: a company's alerts and its promotions share one (alerts@bank, offers@bank)."""
     address = email_address(email.author)
     mail = TriageEmail(email.author, email.to, email.subject, email.body)
     domain = rules.org_domain(address)
     shared = rules.public_domain(domain) or domain in rules.recipient_domains(mail)
     local = address.partition("@")[0]
     automated = bool(rules.pattern("automated_local_parts").search(local)) or rules.bulk_mail(mail)
-    ladder: list[Scope] = []
     # Acknowledging says notifying was right for mail like this one, not for all of a sender's:
-    # a company's alerts and its promotions share a domain, often an address.
+    # a company's alerts and its promotions often share an address. A colleague or a personal
+    # contact writes about many things: ignoring one email says nothing about the next.
+    # Responding is safe for anyone (a draft to approve).
     broad = action is not Classification.NOTIFY
-    if "@" in address and automated and not shared and broad:
-        ladder.append(Scope(ScopeKind.DOMAIN, domain))
-    # A colleague or a personal contact writes about many things: ignoring one email says
-    # nothing about the next. Responding is safe for anyone (a draft to approve).
     whole = automated or action is Classification.RESPOND
+    ladder: list[Scope] = []
     if "@" in address and broad and (whole or (action is Classification.IGNORE and not shared)):
         ladder.append(Scope(ScopeKind.SENDER, address))
     return [*ladder, Scope(ScopeKind.SUBJECT, subject_pattern(email.subject), address or None)]

@@ -46,7 +46,7 @@ def test_each_lesson_lands_under_the_heading_of_its_action() -> None:
     text = learn(TRIAGE, "notify.ignore", SHOP)
     text = learn(text, "notify.acknowledge", BANK)
     text = learn(text, "notify.respond", DAN)
-    ignore_line = '- Ignore: emails from anyone at shop.example (you ignored "Spring sale")'
+    ignore_line = '- Ignore: emails from newsletters@shop.example (you ignored "Spring sale")'
     notify_line = (
         '- Notify: emails from alerts@harborbank.example with subjects like "Your statement is '
         'ready" (you acknowledged "Your statement is ready")'
@@ -60,13 +60,17 @@ def test_each_lesson_lands_under_the_heading_of_its_action() -> None:
     assert text.startswith(TRIAGE.split("\n\n")[0])  # the rest is kept word for word
 
 
-def test_scope_is_the_address_for_a_person_and_the_domain_for_an_automated_sender() -> None:
+def test_ignoring_an_email_covers_its_sender_s_address() -> None:
     assert [lesson.scope for lesson in parse_lessons(learn(TRIAGE, "notify.ignore", DAN))] == [
         Scope(ScopeKind.SENDER, "dan@acme.example")
     ]
-    news = email("News <news@mail.shop.example>", "Weekly picks", "Unsubscribe")
-    lessons = parse_lessons(learn(TRIAGE, "notify.ignore", news))
-    assert lessons[0].scope == Scope(ScopeKind.DOMAIN, "shop.example")
+
+
+def test_ignoring_a_company_s_offers_never_covers_its_alerts() -> None:
+    offer = email("Harbor Bank <offers@harborbank.example>", "Pre-approved: 0% APR", "Apply today")
+    [lesson] = parse_lessons(learn(TRIAGE, "notify.ignore", offer))
+    assert lesson.scope == Scope(ScopeKind.SENDER, "offers@harborbank.example")
+    assert deciding_lesson([lesson], BANK) is None
 
 
 def test_an_acknowledgement_covers_mail_like_it_not_the_senders_other_mail() -> None:
@@ -160,7 +164,7 @@ def test_an_ignore_lesson_never_lands_under_the_respond_heading() -> None:
 
 def test_a_lesson_a_model_wrote_under_another_heading_is_moved_under_its_own() -> None:
     misplaced = (
-        TRIAGE + '- Ignore: emails from anyone at shop.example (you ignored "Spring sale")\n'
+        TRIAGE + '- Ignore: emails from newsletters@shop.example (you ignored "Spring sale")\n'
     )
     lesson = lesson_for_decision("notify.ignore", SHOP, TRIAGE)
     assert lesson is not None
@@ -174,7 +178,7 @@ def test_a_lesson_a_model_wrote_under_another_heading_is_moved_under_its_own() -
 
 
 async def test_the_updater_moves_a_lesson_the_model_put_under_another_heading() -> None:
-    line = '- Ignore: emails from anyone at shop.example (you ignored "Spring sale")'
+    line = '- Ignore: emails from newsletters@shop.example (you ignored "Spring sale")'
     model = ScriptedChatModel(
         responses={
             "UserPreferences": [

@@ -2,19 +2,20 @@
 
 The exact side, read from `memoir/data/triage_examples.yaml`: the sender, whom it greets, what it
 asks, the exact rules (an impostor domain, scams, replies to invitations, "no action needed").
-`classify`: a rule; for an organisation's mail, its nearest example emails (MiniLM) among notify
-and ignore, notify when in doubt (respond when it asks for a reply in so many words, unless
-marketing); for a person's, ignore when the reader is only copied or it is a reply-all's chatter,
-respond when they ask the reader something, unless an outside business's mail reads like
-unsolicited mail; else the nearest examples (no marketing from inside). Then the most specific
-covering lesson (`memoir.lessons`)."""
+`classify`: a rule; ignore when the reader is only copied or it is a reply-all's chatter; respond
+to a customer's question, ignore a pitch's call; for a group, its nearest example emails (MiniLM).
+The rest (an organisation's mail, a person's that asks something or nothing) is `learned`: a
+ridge regression per branch over the labelled emails (`model` in the table), notify when in
+doubt. Then the most specific covering lesson (`memoir.lessons`)."""
 
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
@@ -237,57 +238,153 @@ class Vote:
         return f'the nearest examples are {e.category} ({e.rule}; {score:.2f}), closest "{e.text}"'
 
 
-def nearest(email: TriageEmail, embedder: Embedder) -> Vote:
-    """The categories of the examples nearest to `email`, scored by cosine similarity."""
-    vote = table()["vote"]
-    text = re.sub(vote["left_out"], "it", f"{email.subject}: {email.body}")
-    text = " ".join(text.split())[:600]
-    similarities = _index().similarities([text], embedder)[0]
+def vote_text(email: TriageEmail) -> str:
+    """What the examples and the model compare: subject and body, quoted titles left out."""
+    text = re.sub(table()["vote"]["left_out"], "it", f"{email.subject}: {email.body}")
+    return " ".join(text.split())[:600]
+
+
+def nearest(vector: np.ndarray, embedder: Embedder) -> Vote:
+    """The categories of the examples nearest to the email embedded as `vector`, scored by
+    cosine similarity."""
+    similarities = _index().vectors(embedder) @ vector
     ranked: dict[str, list[int]] = {}
     for index in np.argsort(-similarities):
         ranked.setdefault(examples()[index].category, []).append(int(index))
-    top = int(vote["neighbours"])
+    top = int(table()["vote"]["neighbours"])
     scores = {c: float(np.mean(similarities[found[:top]])) for c, found in ranked.items()}
     return Vote(scores, {c: examples()[found[0]] for c, found in ranked.items()})
 
 
+def branch(email: TriageEmail) -> str:
+    """Which part of the rules decides `email`; `model.branches` are learned from examples."""
+    inside = org_domain(email.author) in recipient_domains(email)
+    steps: list[tuple[str, Callable[[], object]]] = [
+        ("rule", lambda: exact_rule(email)),
+        ("organisation", lambda: from_organisation(email)),
+        ("copied", lambda: copied_only(email)),
+        ("chatter", lambda: group_chatter(email)),
+        ("no_ask", lambda: not asks(email)),
+        ("group", lambda: group_addressed(email)),
+        ("customer", lambda: pattern("customer_question").search(email.text)),
+        ("pitch", lambda: not inside and pattern("pitch_ask").search(email.text)),
+    ]
+    return next((name for name, holds in steps if holds()), "ask")
+
+
 def classify(email: TriageEmail, embedder: Embedder) -> tuple[Classification, str]:
     """The general decision and its reason, in words."""
-    if rule := exact_rule(email):
+    where, wanted = branch(email), ", ".join(asks(email))
+    if where == "rule" and (rule := exact_rule(email)):
         return rule[0], f"the exact rule for {rule[1]} fired"
-    vote, domain, bulk = nearest(email, embedder), org_domain(email.author), bulk_mail(email)
+    vector = np.asarray(embedder.embed([vote_text(email)])[0], dtype=np.float32)
+    vote, domain, bulk = nearest(vector, embedder), org_domain(email.author), bulk_mail(email)
     inside = domain in recipient_domains(email)  # inside: no marketing; bulk: no colleague's FYI
     unlikely = {"outside"} if inside else {"colleague"} if bulk else set()
     quiet = vote.best(lambda e: e.action is not RESPOND and e.origin not in unlikely)
-    if quiet.action is IGNORE and not bulk:  # see `vote.doubt` in the table
-        told = vote.best(lambda e: e.action is NOTIFY and e.origin not in unlikely)
-        close = vote.scores[told.category] >= vote.scores[quiet.category] - table()["vote"]["doubt"]
-        quiet = told if close else quiet
-    if organisation := from_organisation(email):
-        if pattern("explicit_reply").search(email.text) and quiet.origin != "outside":
-            return RESPOND, f"it is {organisation} that asks for a reply in so many words"
-        return quiet.action, f"it is {organisation}, no reply needed; {vote.why(quiet)}"
-    if copied_only(email):
-        return IGNORE, "the reader is only copied on a thread that asks them nothing directly"
-    if group_chatter(email):
-        return IGNORE, "a person's short reply to a group: thread chatter"
-    if not (wanted := ", ".join(asks(email))):
-        return quiet.action, f"a person asks nothing of the reader; {vote.why(quiet)}"
-    if group_addressed(email):
+    organisation = from_organisation(email)
+    if organisation and pattern("explicit_reply").search(email.text) and quiet.origin != "outside":
+        return RESPOND, f"it is {organisation} that asks for a reply in so many words"
+    fixed = {
+        "copied": (IGNORE, "the reader is only copied on a thread that asks them nothing directly"),
+        "chatter": (IGNORE, "a person's short reply to a group: thread chatter"),
+        "customer": (RESPOND, f"a customer asks about what the reader offers: {wanted}"),
+        "pitch": (IGNORE, f"an outside sender asks ({wanted}) for a call, as a pitch does"),
+    }
+    if where in fixed:
+        return fixed[where]
+    if where == "group":
         if pattern("explicit_reply").search(email.own_text):
             return RESPOND, f"it asks its group to reply in so many words ({wanted})"
         top = vote.best(lambda e: e.origin not in unlikely)
         return top.action, f"it is sent to a group; {vote.why(top)}"
-    if pattern("customer_question").search(email.text):
-        return RESPOND, f"a customer asks about what the reader offers: {wanted}"
-    if not inside and pattern("pitch_ask").search(email.text):
-        return IGNORE, f"an outside sender asks ({wanted}) for a call, as a pitch does"
-    top, asked = vote.best(), vote.best(lambda e: e.action is RESPOND)
-    margin, floor = table()["vote"]["margin"], table()["vote"]["floor"]
-    clear = vote.scores[top.category] > max(vote.scores[asked.category] + margin, floor)
-    if not (inside or public_domain(domain)) and top.origin == "outside" and clear:
-        return IGNORE, f"an outside business asks ({wanted}), but {vote.why(top)}"
-    return RESPOND, f"a person wrote it and asks: {wanted}"
+    who = {
+        "organisation": f"it is {organisation}",
+        "no_ask": "a person wrote it and asks nothing of the reader",
+        "ask": f"a person wrote it and asks: {wanted}",
+    }[where]
+    action, scores = learned(where, email, vector, embedder)
+    said = ", ".join(f"{c.value} {s:.2f}" for c, s in zip(CLASSES, scores, strict=True))
+    like = vote.best(lambda e: e.action is action)
+    return action, f"{who}; the model of such mail scores {said}; {vote.why(like)}"
+
+
+CLASSES = (RESPOND, NOTIFY, IGNORE)
+SENDER_KINDS = ("marketing", "transactional")  # `senders.{kind}_local_parts`
+
+
+def signals(email: TriageEmail) -> list[float]:
+    """What the model knows besides the words: a colleague, an outsider on a public mail domain,
+    bulk mail, a reply, a marketing or transactional role address."""
+    domain, local = org_domain(email.author), email_address(email.author).partition("@")[0]
+    inside = domain in recipient_domains(email)
+    kinds = [pattern(f"{kind}_local_parts").search(local) for kind in SENDER_KINDS]
+    found = [inside, public_domain(domain) and not inside, bulk_mail(email), email.is_reply]
+    return [float(bool(signal)) for signal in found + kinds]
+
+
+@cache
+def training() -> list[tuple[TriageEmail, Classification]]:
+    """The labelled emails the model learns from (`model.training`), variants included."""
+    from memoir.triage_eval import eval_items, load_labelled  # it imports this module
+
+    files = [Path(__file__).parents[1] / "data" / name for name in table()["model"]["training"]]
+    items = [item for path in files for item in eval_items(load_labelled(path))]
+    return [
+        (TriageEmail(i.email.author, i.email.to, i.email.subject, i.email.body), i.label)
+        for i in items
+    ]
+
+
+Row = tuple[str, list[float], Classification]  # an email's branch, signals and label
+
+
+def fit(rows: list[Row], vectors: np.ndarray, embedder: Embedder) -> dict[str, np.ndarray]:
+    """Each learned branch's weights: a ridge regression from an email's embedding (`vectors`,
+    one per row) and `signals` to its label, over the branch's rows (and the table's examples,
+    without signals, for the branches of `model.examples_in`)."""
+    settings = table()["model"]
+    targets = np.array([[float(e.action is c) for c in CLASSES] for e in examples()])
+    blank = np.zeros((len(targets), 4 + len(SENDER_KINDS)), np.float32)
+    shared, weights = np.hstack([_index().vectors(embedder), blank]), {}
+    for name in settings["branches"]:
+        mine = [i for i, row in enumerate(rows) if row[0] == name]
+        cut = 0 if name in settings["examples_in"] else len(targets)
+        x = np.vstack([np.hstack([vectors[mine], [rows[i][1] for i in mine]]), shared[cut:]])
+        y = np.vstack([[[float(rows[i][2] is c) for c in CLASSES] for i in mine], targets[cut:]])
+        weight = np.r_[np.ones(len(mine)), np.full(len(x) - len(mine), settings["example_weight"])]
+        weights[name] = tables.ridge(x, y, settings["ridge"], np.sqrt(weight)[:, None])
+    return weights
+
+
+_fitted: dict[int, tuple[Embedder, dict[str, np.ndarray]]] = {}
+_fitting = threading.Lock()  # one fit per embedder, however many triage threads wait for it
+
+
+def model(embedder: Embedder) -> dict[str, np.ndarray]:
+    """The weights fitted on `training()`, once per embedder (~10 s for the bundled one)."""
+    with _fitting:
+        known = _fitted.get(id(embedder))
+        if known is not None and known[0] is embedder:
+            return known[1]
+        texts = tables.Examples(vote_text(email) for email, _label in training())
+        rows = [(branch(email), signals(email), label) for email, label in training()]
+        _fitted[id(embedder)] = (embedder, fit(rows, texts.vectors(embedder), embedder))
+        return _fitted[id(embedder)][1]
+
+
+def decide(scores: np.ndarray) -> Classification:
+    """The best-scoring of `CLASSES`, or notify when it scores within `model.doubt` of it."""
+    close = scores[1] >= scores.max() - table()["model"]["doubt"]
+    return NOTIFY if close else CLASSES[int(np.argmax(scores))]
+
+
+def learned(
+    where: str, email: TriageEmail, vector: np.ndarray, embedder: Embedder
+) -> tuple[Classification, np.ndarray]:
+    """The model's action for `email` in branch `where`, and its score for each of `CLASSES`."""
+    scores = np.append(np.append(vector, signals(email)), 1.0) @ model(embedder)[where]
+    return decide(scores), scores
 
 
 def triage_offline(query: TriageQuery, embedder: Embedder) -> TriageDecision:

@@ -17,7 +17,7 @@ import yaml
 
 from memoir.embeddings import Embedder
 
-__all__ = ["Examples", "entries", "lines", "table"]
+__all__ = ["Examples", "entries", "lines", "ridge", "table"]
 
 
 @cache
@@ -65,3 +65,10 @@ class Examples:
         scores = self.similarities([text], embedder)[0]
         best = max(range(len(self.texts)) if among is None else among, key=scores.__getitem__)
         return best, float(scores[best])
+
+
+def ridge(x: np.ndarray, y: np.ndarray, strength: float, scale: Any = 1.0) -> np.ndarray:
+    """Ridge regression weights from rows `x` (a bias column added) to targets `y`, each row
+    counted `scale` squared times: apply as `np.append(row, 1.0) @ weights`."""
+    x, y = np.hstack([x, np.ones((len(x), 1), np.float32)]) * scale, y * scale
+    return np.linalg.solve(x.T @ x + strength * np.eye(x.shape[1]), x.T @ y)

@@ -177,9 +177,8 @@ EMAILS = [
         "Lea Brandt <lea@fjordsoft.example>",
         "Felix gave you kudos",
         "Felix Moreau gave you kudos on your Morning Run. Open Strava to say thanks.",
-        # An app notification without a bulk footer resembles a notification about as much as
-        # junk: triage asks (a wrong notify is a question answered once, a wrong ignore unseen).
-        Classification.NOTIFY,
+        # A social app's nudge: seed 000's marketing (social and app nudges).
+        Classification.IGNORE,
     ),
     (
         "i6",
