@@ -10,7 +10,7 @@ CHROMIUM := /usr/bin/chromium
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: demo test dev install lint typecheck histories replay bench-memory bench-turns bench-hitl bench-load \
-	eval-recall eval-triage clean chromium
+	eval-recall eval-triage triage-model clean chromium
 
 $(STAMP): pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -86,6 +86,10 @@ eval-recall: $(STAMP)
 # Triage accuracy before / after two simulated people's answers to notify questions (bundled set).
 eval-triage: $(STAMP)
 	$(BIN)/memoir eval triage memoir/data/triage_eval.json
+
+# Refit the offline triage model on the labelled emails (after editing them or the triage table).
+triage-model: $(STAMP)
+	$(BIN)/python -c "from memoir.llm.offline_triage import save_model; save_model()"
 
 clean:
 	rm -rf $(VENV) .memoir .pytest_cache .mypy_cache .ruff_cache

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 
 from memoir.emails import email_address, lookalike, own_words, recipients
-from memoir.embeddings import Embedder
+from memoir.embeddings import Embedder, get_local_embedder
 from memoir.llm import tables
 from memoir.models import Classification, TriageDecision
 
@@ -44,7 +44,8 @@ class TriageEmail:
 
     @property
     def is_reply(self) -> bool:
-        return self.subject.lower().startswith("re:")
+        """Its subject starts with "Re:" (or AW:, SV:, Antw:, Odp: in other languages)."""
+        return re.match(r"(?:re|aw|sv|antw|odp)\s*:", self.subject, re.I) is not None
 
     @property
     def own_text(self) -> str:
@@ -74,6 +75,8 @@ def pattern(name: str, *, at_start: bool = False) -> re.Pattern[str]:
         return re.compile(rf"(?:^|[._+-])(?:{''.join(entry.split())})(?:$|[._+-])", re.I)
     if name == "group_recipients":
         return re.compile(rf"(?:^|[<\s,;])(?:[\w.+]*[._+-])?(?:{''.join(entry.split())})@", re.I)
+    if name.endswith("domain_words"):  # a whole part of a domain name, plural or not
+        return re.compile(rf"(?:{''.join(entry.split())})s?$", re.I)
     return words(entry if isinstance(entry, str) else tuple(entry), at_start=at_start)
 
 
@@ -90,13 +93,16 @@ def exact_rule(email: TriageEmail) -> tuple[Classification, str] | None:
 
 def impostor_domain(email: TriageEmail) -> str | None:
     """What the sender's domain imitates: the reader's own (kestrel-universlty.example), or a
-    service, by a name strung with service words (docusign-secure-mail.net)."""
+    service, by a name strung with a lure word or two service words (docusign-secure-mail.net,
+    nimbuscloud-accounts-support.com), or a brand spelt with a digit (paypa1-billing.com)."""
     domain = org_domain(email.author)
     if any(lookalike(domain, own) for own in recipient_domains(email)):
         return "the reader's own"
-    name = domain.split(".")[-2] if "." in domain else domain
-    combo = "".join(table()["senders"]["combo_domain_words"].split())
-    strung = "-" in name and re.search(rf"(?:^|-)(?:{combo})s?(?:-|$)", name)
+    parts = (domain.split(".")[-2] if "." in domain else domain).split("-")
+    lure, service = (pattern(f"{kind}_domain_words") for kind in ("combo", "service"))
+    words = [p for p in parts if lure.match(p) or service.match(p)]
+    digit = any(re.search(r"[a-z][0-9][a-z]|[a-z]{3}[01]$", p) for p in parts)
+    strung = len(parts) > 1 and (any(map(lure.match, parts)) or len(words) > 1 or words and digit)
     return "a service (a name strung with service words)" if strung else None
 
 
@@ -328,7 +334,7 @@ def training() -> list[tuple[TriageEmail, Classification]]:
     """The labelled emails the model learns from (`model.training`), variants included."""
     from memoir.triage_eval import eval_items, load_labelled  # it imports this module
 
-    files = [Path(__file__).parents[1] / "data" / name for name in table()["model"]["training"]]
+    files = [DATA / name for name in table()["model"]["training"]]
     items = [item for path in files for item in eval_items(load_labelled(path))]
     return [
         (TriageEmail(i.email.author, i.email.to, i.email.subject, i.email.body), i.label)
@@ -359,18 +365,40 @@ def fit(rows: list[Row], vectors: np.ndarray, embedder: Embedder) -> dict[str, n
 
 _fitted: dict[int, tuple[Embedder, dict[str, np.ndarray]]] = {}
 _fitting = threading.Lock()  # one fit per embedder, however many triage threads wait for it
+DATA = Path(__file__).parents[1] / "data"
+SHIPPED = DATA / "triage_model.npz"  # the fit for the bundled MiniLM: `make triage-model`
+
+
+def model_fingerprint() -> str:
+    """What the model is fitted from: the table, the labelled files and the code that reads
+    them (a change to any makes the shipped fit stale)."""
+    sources = [DATA / "triage_examples.yaml", Path(__file__), DATA.parent / "emails.py"]
+    sources += [DATA / name for name in table()["model"]["training"]]
+    return tables.fingerprint(*(path.read_bytes() for path in sources))
+
+
+def fitted(embedder: Embedder) -> dict[str, np.ndarray]:
+    """The weights fitted on `training()` by `embedder` (~10 s for the bundled MiniLM)."""
+    texts = tables.Examples(vote_text(email) for email, _label in training())
+    rows = [(branch(email), signals(email), label) for email, label in training()]
+    return fit(rows, texts.vectors(embedder), embedder)
 
 
 def model(embedder: Embedder) -> dict[str, np.ndarray]:
-    """The weights fitted on `training()`, once per embedder (~10 s for the bundled one)."""
+    """The weights for `embedder`: the shipped fit for the bundled MiniLM, else fitted once."""
     with _fitting:
         known = _fitted.get(id(embedder))
         if known is not None and known[0] is embedder:
             return known[1]
-        texts = tables.Examples(vote_text(email) for email, _label in training())
-        rows = [(branch(email), signals(email), label) for email, label in training()]
-        _fitted[id(embedder)] = (embedder, fit(rows, texts.vectors(embedder), embedder))
+        bundled = getattr(embedder, "model_path", None) == get_local_embedder().model_path
+        weights = tables.saved(SHIPPED, model_fingerprint()) if bundled else None
+        _fitted[id(embedder)] = (embedder, weights or fitted(embedder))
         return _fitted[id(embedder)][1]
+
+
+def save_model() -> None:
+    """Fit the model with the bundled MiniLM and ship it (`make triage-model`)."""
+    tables.save(SHIPPED, model_fingerprint(), fitted(get_local_embedder()))
 
 
 def decide(scores: np.ndarray) -> Classification:

@@ -1,8 +1,14 @@
-"""Offline triage: general rules on realistic emails, and learned preference lines."""
+"""Offline triage: general rules and the learned model on realistic emails, and learned
+preference lines."""
 
+import zlib
+from collections import Counter
+
+import numpy as np
 import pytest
 
-from memoir.llm import OfflineChatModel, ScriptedChatModel
+from memoir.llm import OfflineChatModel, ScriptedChatModel, tables
+from memoir.llm import offline_triage as rules
 from memoir.llm.prompts import DEFAULT_TRIAGE_INSTRUCTIONS
 from memoir.models import Classification, EmailMessage
 from memoir.stores import DEFAULT_PREFERENCES
@@ -605,3 +611,91 @@ async def test_scripted_triage_answer_passes_through_unchanged() -> None:
     decision = await triage_email(llm, email("a@b.example", "s", "b"), "rules")
     assert decision.classification == Classification.NOTIFY
     assert "< Rules >\nrules\n</ Rules >" in llm.calls_for("TriageDecision")[0].text
+
+
+# ----- the learned part -------------------------------------------------------------------------
+
+LEARNED_CASES = [
+    pytest.param(
+        email(
+            "Harbor Bank <alerts@harborbank.example>",
+            "Card payment of $58.40 at Paws & Co",
+            "A payment of $58.40 was made with your card ending 4417 at PAWS & CO on 23 Nov.",
+        ),
+        "organisation",
+        id="an organisation's mail",
+    ),
+    pytest.param(
+        email("Lea <lea@me.example>", "Back on Monday", "I'm off until Monday, Jo covers for me."),
+        "no_ask",
+        id="a person's mail that asks nothing",
+    ),
+    pytest.param(
+        email("Lea <lea@me.example>", "Slides", "Could you review my slides before Friday?"),
+        "ask",
+        id="a person's mail that asks something",
+    ),
+]
+
+
+@pytest.mark.parametrize(("message", "branch"), LEARNED_CASES)
+def test_the_rules_hand_organisations_and_people_to_the_learned_branches(
+    message: EmailMessage, branch: str
+) -> None:
+    assert (
+        rules.branch(rules.TriageEmail(message.author, message.to, message.subject, message.body))
+        == branch
+    )
+
+
+@pytest.mark.parametrize(("message", "branch"), LEARNED_CASES)
+async def test_a_learned_decision_shows_the_model_s_scores(
+    offline: OfflineChatModel, message: EmailMessage, branch: str
+) -> None:
+    decision = await triage_email(offline, message, DEFAULT_TRIAGE_INSTRUCTIONS)
+    assert "the model of such mail scores respond" in decision.reasoning
+
+
+def test_the_model_learns_from_every_labelled_file_variants_included() -> None:
+    labels = Counter(label for _email, label in rules.training())
+    assert sum(labels.values()) > 1900
+    assert min(labels.values()) > 500
+
+
+def test_notify_wins_a_close_call_and_only_a_close_call() -> None:
+    doubt = rules.table()["model"]["doubt"]
+    assert rules.decide(np.array([0.5, 0.5 - doubt / 2, 0.1])) is Classification.NOTIFY
+    assert rules.decide(np.array([0.5, 0.5 - 2 * doubt, 0.1])) is Classification.RESPOND
+    assert rules.decide(np.array([0.1, 0.2, 0.7])) is Classification.IGNORE
+
+
+def test_the_shipped_model_is_the_fit_of_today_s_table_and_labelled_emails() -> None:
+    shipped = tables.saved(rules.SHIPPED, rules.model_fingerprint())
+    assert shipped is not None, (
+        "stale: the table or the labelled emails changed; run `make triage-model`"
+    )
+    assert set(shipped) == set(rules.table()["model"]["branches"])
+
+
+class HashingEmbedder:
+    """Words hashed into 64 dimensions: an embedder the shipped fit was not made with."""
+
+    dim = 64
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        vectors = np.zeros((len(texts), self.dim))
+        for row, text in enumerate(texts):
+            for word in text.lower().split():
+                vectors[row, zlib.crc32(word.encode()) % self.dim] += 1.0
+        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+        return (vectors / np.where(norms == 0, 1.0, norms)).tolist()
+
+
+def test_the_model_is_fitted_for_an_embedder_without_a_shipped_fit() -> None:
+    embedder = HashingEmbedder()
+    weights = rules.model(embedder)
+    assert set(weights) == set(rules.table()["model"]["branches"])
+    assert weights["ask"].shape == (
+        embedder.dim + len(rules.signals(rules.TriageEmail("", "", "", ""))) + 1,
+        3,
+    )
