@@ -449,6 +449,23 @@ def check_embedder() -> Check:
     return ok("embedder", f"{loaded}, as a traced graph")
 
 
+def check_triage_model() -> Check:
+    """The offline triage's shipped fit (`memoir/data/triage_model.npz`) matches today's triage
+    table and labelled emails."""
+    from memoir.llm import offline_triage, tables
+
+    weights = tables.saved(offline_triage.SHIPPED, offline_triage.model_fingerprint())
+    if weights is None:
+        detail = (
+            f"{offline_triage.SHIPPED.name} is missing or older than the triage table or the "
+            "labelled emails: each process fits the model at its first email (~10 s)"
+        )
+        return warn("triage model", detail, "make triage-model")
+    return ok(
+        "triage model", f"{offline_triage.SHIPPED.name}: {', '.join(weights)} branches, fresh"
+    )
+
+
 # ----- running and reporting -----
 
 
@@ -496,6 +513,7 @@ def _all_checks(settings: Settings | None, loaded: Check | None = None) -> Itera
         yield from check_ports(settings)
     yield from check_postgres()
     yield check_embedder()
+    yield check_triage_model()
 
 
 def _collect(checks: Iterable[Check], on_check: Callable[[Check], None] | None) -> list[Check]:

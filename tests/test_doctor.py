@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 
 from memoir import doctor
 from memoir.cli import app
+from memoir.llm import offline_triage
 from memoir.pgvector_check import OPERATIONS
 from memoir.settings import Settings
 
@@ -195,3 +196,18 @@ def test_an_embedder_that_runs_eagerly_is_a_warning(monkeypatch: pytest.MonkeyPa
     result = doctor.check_embedder()
 
     assert result.status == "warn" and "runs eagerly" in result.detail
+
+
+def test_the_shipped_triage_model_is_fresh() -> None:
+    result = doctor.check_triage_model()
+    assert result.status == "ok", result.detail
+    assert "organisation, no_ask, ask" in result.detail
+
+
+def test_a_missing_triage_model_is_a_warning_with_the_make_target(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr(offline_triage, "SHIPPED", tmp_path / "triage_model.npz")
+    result = doctor.check_triage_model()
+    assert result.status == "warn"
+    assert result.fix == "make triage-model"
