@@ -17,9 +17,8 @@ import yaml
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, Field
 
-from memoir.llm._text import message_text
 from memoir.llm.prompts import DRAFT_SYSTEM_PROMPT, DRAFT_USER_PROMPT
-from memoir.text import one_line
+from memoir.text import message_text, one_line
 
 DraftKind = Literal["notes", "handoff"]
 NONE_STATED = "None stated in this session."

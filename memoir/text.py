@@ -1,5 +1,5 @@
 """Plain-text helpers: one line of a text, a sentence's shape, first and second person, a JSON
-object in a reply.
+object in a reply, the text of a chat message.
 
 Used by prompts and memory contexts (one line each), the reply writer and episodic memory (the
 user's words said back to them), preference updates (a model's JSON answer), and the offline
@@ -11,7 +11,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from langchain_core.messages import BaseMessage
 
 
 def one_line(text: str, limit: int = 300) -> str:
@@ -55,3 +58,12 @@ def second_person(text: str) -> str:
 def to_first_person(text: str) -> str:
     """ "remind you to call your mom" → "remind me to call my mom" (a proposal, as a request)."""
     return swap_words(text, _FIRST)
+
+
+def message_text(message: BaseMessage) -> str:
+    """The text of a chat message, whether its content is a string or a list of blocks."""
+    content = message.content
+    if isinstance(content, str):
+        return content
+    texts = [block if isinstance(block, str) else block.get("text") for block in content]
+    return "\n".join(text for text in texts if isinstance(text, str))

@@ -1,6 +1,16 @@
-"""Plain-text helpers: one line, a JSON object, a sentence, first and second person."""
+"""Plain-text helpers: one line, a JSON object, a sentence, first and second person, a message."""
 
-from memoir.text import loads_object, one_line, second_person, sentence, swap_words, to_first_person
+from langchain_core.messages import AIMessage
+
+from memoir.text import (
+    loads_object,
+    message_text,
+    one_line,
+    second_person,
+    sentence,
+    swap_words,
+    to_first_person,
+)
 
 
 def test_one_line_joins_lines_and_runs_of_white_space() -> None:
@@ -31,3 +41,9 @@ def test_second_person_says_the_users_words_back_to_them() -> None:
 
 def test_to_first_person_reads_a_proposal_as_a_request() -> None:
     assert to_first_person("remind you to call your mom") == "remind me to call my mom"
+
+
+def test_message_text_joins_the_text_blocks_of_a_message() -> None:
+    blocks = ["Hello", {"type": "text", "text": "there"}, {"type": "image_url", "image_url": {}}]
+    assert message_text(AIMessage(content=blocks)) == "Hello\nthere"
+    assert message_text(AIMessage(content="plain")) == "plain"

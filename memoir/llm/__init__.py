@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from langchain_core.language_models import BaseChatModel, LanguageModelInput
 from langchain_core.runnables import Runnable, RunnableLambda
-from pydantic import BaseModel
+from pydantic import BaseModel, SecretStr
 
 from memoir.llm.offline import OfflineChatModel
 from memoir.llm.scripted import ScriptedCall, ScriptedChatModel, ScriptExhausted
@@ -45,7 +45,6 @@ def get_chat_model(settings: Settings) -> BaseChatModel:
                 "MEMOIR_LLM_PROVIDER=offline, which needs no key."
             )
         from langchain_openai import ChatOpenAI
-        from pydantic import SecretStr
 
         return ChatOpenAI(
             model=settings.llm_model,

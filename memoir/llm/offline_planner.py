@@ -43,12 +43,6 @@ _EXAMPLE_INTENTS = [n for n, s in _INTENTS["intents"].items() for _ in s["exampl
 _EXAMPLES = Examples(e for s in _INTENTS["intents"].values() for e in s["examples"])
 
 
-def _nearest(text: str, embedder: Embedder) -> tuple[str, str, float]:
-    """(intent, example, cosine similarity) of the example nearest to `text`."""
-    best, score = _EXAMPLES.nearest(text, embedder)
-    return _EXAMPLE_INTENTS[best], _EXAMPLES.texts[best], score
-
-
 class Match(NamedTuple):
     """The intent of a request text, its slots, and the rule or example that fired."""
 
@@ -121,7 +115,8 @@ class OfflinePlanner:
         text, notes = self.req.request.strip(), []
         for answer in (f.text for f in self.req.feedback if f.kind == "clarification"):
             alone, current = self._plan_text(answer), self._plan_text(text)
-            if _complete(alone) or (current.intent == "intent_unclear" and alone.steps):
+            complete = alone.steps and not alone.missing_fields and alone.intent != "intent_unclear"
+            if complete or (current.intent == "intent_unclear" and alone.steps):
                 notes.append(f"The clarification “{answer}” replaces “{text}”.")
                 text = answer
             else:
@@ -153,8 +148,9 @@ class OfflinePlanner:
         """The first intent whose rule fires, else the nearest example's, else a fallback rule's."""
         if match := self._rule(text, only, fallback=False):
             return match
-        name, example, score = _nearest(text, self.embedder) if not only else ("", "", 0.0)
-        spec = _INTENTS["intents"].get(name, {})
+        best, score = _EXAMPLES.nearest(text, self.embedder) if not only else (0, 0.0)
+        name, example = _EXAMPLE_INTENTS[best], _EXAMPLES.texts[best]
+        spec = _INTENTS["intents"][name]
         too_long = len(text.split()) > spec.get("max_words", 99)
         if score < _INTENTS["fuzzy_threshold"] or too_long:
             return self._rule(text, only, fallback=True)
@@ -418,8 +414,7 @@ class OfflinePlanner:
     def _schedule(
         self, title: str, when: datetime, text: str, attendees: list[str], why: str = ""
     ) -> Plan:
-        """The calendar.schedule plan; for a request in an email (`why` says what it is), after
-        a calendar.availability step."""
+        """The calendar.schedule plan; for an email's request (`why`), after a calendar check."""
         minutes, source = duration_minutes(text), "asked for in the request"
         if minutes is None:
             minutes = self.cal.meeting_minutes or DEFAULT_MINUTES
@@ -479,10 +474,6 @@ class OfflinePlanner:
         day = self._when(text) or self.now
         why = f"The user asks about their calendar on {day:%Y-%m-%d}."
         return _operation("check availability", [self._availability(day)], why)
-
-
-def _complete(plan: Plan) -> bool:
-    return bool(plan.steps) and not plan.missing_fields and plan.intent != "intent_unclear"
 
 
 def _say(clause: str) -> str:

@@ -73,17 +73,13 @@ def _weekdays(text: str) -> list[str] | None:
     return list(dict.fromkeys(days)) or None
 
 
-def _emails(text: str) -> list[str] | None:
-    return re.findall(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+", text) or None
-
-
 READERS: dict[str, Callable[[str], Any]] = {
     "quoted": _quoted,
     "tone": _tone,
     "minutes": duration_minutes,
     "time": clock_time,
     "weekdays": _weekdays,
-    "emails": _emails,
+    "emails": lambda text: re.findall(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+", text) or None,
 }
 
 

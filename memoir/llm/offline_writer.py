@@ -11,11 +11,10 @@ from typing import TYPE_CHECKING, Any
 from langchain_core.messages import BaseMessage, HumanMessage
 
 from memoir.embeddings import Embedder
-from memoir.llm._text import message_text
 from memoir.llm.offline_facts import extract_facts
 from memoir.llm.offline_preferences import read_response_style
 from memoir.llm.tables import table
-from memoir.text import sentence
+from memoir.text import message_text, sentence
 
 if TYPE_CHECKING:
     from memoir.drafting import DraftKind, DraftRequest, DraftSections
@@ -59,15 +58,11 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 _WHEN_WHO = re.compile(r"^\[(?P<day>\d{4}-\d{2}-\d{2})(?:,\s*(?P<who>[^\]]+))?\]\s*")
 
 
-def _said(head: re.Match[str]) -> str:
-    """A message's "[date, who]" head as "on {date}, {who} said: "; a fact's "[date]" dropped."""
-    return f"on {head['day']}, {head['who']} said: " if head["who"] else ""
-
-
 def _spoken(bullet: str) -> str:
-    """A memory bullet as said to the user: no "[sources: …]" tail, its head in words."""
+    """A memory bullet as said to the user: no "[sources: …]" tail, a message's "[date, who]"
+    head as "on {date}, {who} said: ", a fact's "[date]" dropped."""
     text = re.sub(r"\s*\[sources?:[^\]]*\]\s*$", "", bullet.lstrip("- "))
-    return _WHEN_WHO.sub(_said, text, count=1)
+    return _WHEN_WHO.sub(lambda h: f"on {h['day']}, {h['who']} said: " if h["who"] else "", text)
 
 
 def _hello(name: str, tone: str | None) -> str:

@@ -20,10 +20,10 @@ from pydantic import BaseModel
 
 from memoir.embeddings import Embedder
 from memoir.llm import structured
-from memoir.llm._text import message_text
 from memoir.llm.offline import OfflineChatModel
 from memoir.llm.scripted import ScriptedChatModel
 from memoir.telemetry.genai import llm_span
+from memoir.text import message_text
 
 __all__ = ["ask", "write"]
 

@@ -22,10 +22,13 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_core.runnables import Runnable, RunnableLambda
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 
-from memoir.llm._text import message_text
 from memoir.llm.offline import NO_STRUCTURED_OUTPUT, OfflineChatModel
+from memoir.text import message_text
 
 __all__ = ["ScriptExhausted", "ScriptedCall", "ScriptedChatModel"]
+
+
+_RAN_OUT = object()  # a script's end, where the call falls back to the offline model
 
 
 class ScriptExhausted(RuntimeError):
@@ -113,16 +116,20 @@ class ScriptedChatModel(BaseChatModel):
         """The offline model that answers once a script has run out."""
         return cast(OfflineChatModel, self.fallback)
 
-    def _next(self, key: str, script: list[Any], what: str) -> tuple[bool, Any]:
-        """(found, item): the next scripted item for `key`, consuming it."""
+    def _next(self, schema: str | None, script: list[Any], messages: list[BaseMessage]) -> Any:
+        """The call recorded; its next item (an exception raised, a callable called) or _RAN_OUT."""
+        self.record(schema, messages)
         with self._lock:
-            position = self._positions.get(key, 0)
+            position = self._positions.get(schema or "", 0)
             if position < len(script):
-                self._positions[key] = position + 1
-                return True, script[position]
-        if self.on_exhausted == "raise":
+                self._positions[schema or ""] = position + 1
+        if position >= len(script) and self.on_exhausted == "raise":
+            what = f"{schema} response" if schema else "reply"
             raise ScriptExhausted(f"no scripted {what} left (after {len(script)})")
-        return False, None
+        item = script[position] if position < len(script) else _RAN_OUT
+        if isinstance(item, BaseException):
+            raise item
+        return item(messages) if callable(item) and not isinstance(item, type) else item
 
     def record(self, schema: str | None, messages: list[BaseMessage]) -> None:
         """Record a call (typed providers record the prompt they answered offline)."""
@@ -136,14 +143,9 @@ class ScriptedChatModel(BaseChatModel):
         run_manager: CallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> ChatResult:
-        self.record(None, messages)
-        found, item = self._next("", self.replies, "reply")
-        if not found:
+        if (item := self._next(None, self.replies, messages)) is _RAN_OUT:
             return self.fallback_model()._generate(messages, stop=stop, **kwargs)
-        if isinstance(item, BaseException):
-            raise item
-        text = item(messages) if callable(item) else str(item)
-        return ChatResult(generations=[ChatGeneration(message=AIMessage(content=text))])
+        return ChatResult(generations=[ChatGeneration(message=AIMessage(content=str(item)))])
 
     def with_structured_output(
         self,
@@ -152,8 +154,7 @@ class ScriptedChatModel(BaseChatModel):
         include_raw: bool = False,
         **kwargs: Any,
     ) -> Runnable[LanguageModelInput, dict[str, Any] | BaseModel]:
-        """A Runnable answering with the next scripted item for `schema` (options such as
-        `method` and `strict` are accepted and have no effect)."""
+        """A Runnable answering with the next scripted item for `schema` (options ignored)."""
         if not (isinstance(schema, type) and issubclass(schema, BaseModel)):
             raise TypeError("ScriptedChatModel.with_structured_output needs a pydantic class")
         model_cls: type[BaseModel] = schema
@@ -161,24 +162,15 @@ class ScriptedChatModel(BaseChatModel):
 
         def run(model_input: LanguageModelInput) -> dict[str, Any] | BaseModel:
             messages = self._convert_input(model_input).to_messages()
-            self.record(name, messages)
-            found, item = self._next(name, self.responses.get(name, []), f"{name} response")
-            if not found:
+            item = self._next(name, self.responses.get(name, []), messages)
+            if item is _RAN_OUT:
                 raise NotImplementedError(
                     f"no scripted {name} response left; {NO_STRUCTURED_OUTPUT}"
                 )
-            return _as_instance(item, model_cls, messages)
+            if isinstance(item, model_cls):
+                return item
+            return model_cls.model_validate(
+                item.model_dump() if isinstance(item, BaseModel) else item
+            )
 
         return RunnableLambda(run, name=f"scripted_{name}")
-
-
-def _as_instance(item: Any, schema: type[BaseModel], messages: list[BaseMessage]) -> BaseModel:
-    if isinstance(item, BaseException):
-        raise item
-    if callable(item) and not isinstance(item, BaseModel | type):
-        item = item(messages)
-    if isinstance(item, schema):
-        return item
-    if isinstance(item, BaseModel):
-        return schema.model_validate(item.model_dump())
-    return schema.model_validate(item)

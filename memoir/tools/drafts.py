@@ -24,11 +24,11 @@ from memoir.drafting import (
     draft_messages,
     draft_request,
 )
-from memoir.llm._text import message_text
 from memoir.llm.offline_writer import draft_offline
 from memoir.llm.providers import ask
 from memoir.models import ExecuteRequest, ExecutionResult, ResolveRequest, StepResolution
 from memoir.stores.interactions import InteractionStore
+from memoir.text import message_text
 from memoir.tools.base import failure
 
 HISTORY_LIMIT = 50
