@@ -43,7 +43,7 @@ def main() -> None:
         triage.TriageEmail(i.email.author, i.email.to, i.email.subject, i.email.body) for i in items
     ]
     print(f"{len(items)} labelled items; embedding them …", flush=True)
-    vectors = np.asarray(embedder.embed([triage.vote_text(e) for e in emails]), dtype=np.float32)
+    vectors = np.asarray(embedder.embed([triage.model_text(e) for e in emails]), dtype=np.float32)
     rows = [
         (triage.branch(e), triage.signals(e), i.label) for e, i in zip(emails, items, strict=True)
     ]

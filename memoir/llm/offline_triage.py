@@ -209,16 +209,16 @@ class Example(NamedTuple):
     action: Classification
     rule: str
     text: str
-    origin: str  # "outside": marketing or spam, no reply even to a question; "colleague": internal
 
 
 @cache
 def examples() -> list[Example]:
-    """Every labelled example email of the table."""
+    """Every example email of the table's categories."""
+    kinds = table()["categories"].items()
     return [
-        Example(n, Classification(c["action"]), c["rule"], text, c.get("origin", ""))
-        for n, c in table()["categories"].items()
-        for text in c["examples"]
+        Example(n, Classification(c["action"]), c["rule"], t)
+        for n, c in kinds
+        for t in c["examples"]
     ]
 
 
@@ -227,51 +227,36 @@ def _index() -> tables.Examples:
     return tables.Examples(e.text for e in examples())
 
 
-@dataclass(frozen=True)
-class Vote:
-    """Each category's score (the mean similarity of its nearest examples), its nearest one."""
-
-    scores: dict[str, float]
-    nearest: dict[str, Example]
-
-    def best(self, keep: Callable[[Example], bool] = lambda e: True) -> Example:
-        """The nearest example of the best-scoring category whose examples `keep` accepts."""
-        found = [c for c, example in self.nearest.items() if keep(example)]
-        return self.nearest[max(found, key=self.scores.__getitem__)]
-
-    def why(self, e: Example) -> str:
-        score = self.scores[e.category]
-        return f'the nearest examples are {e.category} ({e.rule}; {score:.2f}), closest "{e.text}"'
-
-
-def vote_text(email: TriageEmail) -> str:
-    """What the examples and the model compare: subject and body, quoted titles left out."""
-    text = re.sub(table()["vote"]["left_out"], "it", f"{email.subject}: {email.body}")
+def model_text(email: TriageEmail) -> str:
+    """What the model and the examples read: subject and body, quoted titles left out."""
+    text = re.sub(table()["model"]["left_out"], "it", f"{email.subject}: {email.body}")
     return " ".join(text.split())[:600]
 
 
-def nearest(vector: np.ndarray, embedder: Embedder) -> Vote:
-    """The categories of the examples nearest to the email embedded as `vector`, scored by
-    cosine similarity."""
+def nearest_example(vector: np.ndarray, embedder: Embedder, action: Classification) -> str:
+    """The table's example of `action` nearest to the email embedded as `vector`, in words."""
     similarities = _index().vectors(embedder) @ vector
-    ranked: dict[str, list[int]] = {}
-    for index in np.argsort(-similarities):
-        ranked.setdefault(examples()[index].category, []).append(int(index))
-    top = int(table()["vote"]["neighbours"])
-    scores = {c: float(np.mean(similarities[found[:top]])) for c, found in ranked.items()}
-    return Vote(scores, {c: examples()[found[0]] for c, found in ranked.items()})
+    same = (i for i, e in enumerate(examples()) if e.action is action)
+    e = examples()[index := max(same, key=similarities.__getitem__)]
+    score = similarities[index]
+    return f'the nearest such example is {e.category} ({e.rule}; {score:.2f}): "{e.text}"'
 
 
 def branch(email: TriageEmail) -> str:
     """Which part of the rules decides `email`; `model.branches` are learned from examples."""
     inside = org_domain(email.author) in recipient_domains(email)
+    reply = pattern("explicit_reply")
     steps: list[tuple[str, Callable[[], object]]] = [
         ("rule", lambda: exact_rule(email)),
+        (
+            "organisation_asks",
+            lambda: from_organisation(email) and not bulk_mail(email) and reply.search(email.text),
+        ),
         ("organisation", lambda: from_organisation(email)),
         ("copied", lambda: copied_only(email)),
         ("chatter", lambda: group_chatter(email)),
         ("no_ask", lambda: not asks(email)),
-        ("group", lambda: group_addressed(email)),
+        ("group_asks", lambda: group_addressed(email) and reply.search(email.own_text)),
         ("customer", lambda: pattern("customer_question").search(email.text)),
         ("pitch", lambda: not inside and pattern("pitch_ask").search(email.text)),
     ]
@@ -280,39 +265,32 @@ def branch(email: TriageEmail) -> str:
 
 def classify(email: TriageEmail, embedder: Embedder) -> tuple[Classification, str]:
     """The general decision and its reason, in words."""
-    where, wanted = branch(email), ", ".join(asks(email))
+    where, wanted, organisation = branch(email), ", ".join(asks(email)), from_organisation(email)
     if where == "rule" and (rule := exact_rule(email)):
         return rule[0], f"the exact rule for {rule[1]} fired"
-    vector = np.asarray(embedder.embed([vote_text(email)])[0], dtype=np.float32)
-    vote, domain, bulk = nearest(vector, embedder), org_domain(email.author), bulk_mail(email)
-    inside = domain in recipient_domains(email)  # inside: no marketing; bulk: no colleague's FYI
-    unlikely = {"outside"} if inside else {"colleague"} if bulk else set()
-    quiet = vote.best(lambda e: e.action is not RESPOND and e.origin not in unlikely)
-    organisation = from_organisation(email)
-    if organisation and pattern("explicit_reply").search(email.text) and quiet.origin != "outside":
-        return RESPOND, f"it is {organisation} that asks for a reply in so many words"
     fixed = {
+        "organisation_asks": (
+            RESPOND,
+            f"it is {organisation} that asks for a reply in so many words",
+        ),
         "copied": (IGNORE, "the reader is only copied on a thread that asks them nothing directly"),
         "chatter": (IGNORE, "a person's short reply to a group: thread chatter"),
+        "group_asks": (RESPOND, f"it asks its group to reply in so many words ({wanted})"),
         "customer": (RESPOND, f"a customer asks about what the reader offers: {wanted}"),
         "pitch": (IGNORE, f"an outside sender asks ({wanted}) for a call, as a pitch does"),
     }
     if where in fixed:
         return fixed[where]
-    if where == "group":
-        if pattern("explicit_reply").search(email.own_text):
-            return RESPOND, f"it asks its group to reply in so many words ({wanted})"
-        top = vote.best(lambda e: e.origin not in unlikely)
-        return top.action, f"it is sent to a group; {vote.why(top)}"
     who = {
         "organisation": f"it is {organisation}",
         "no_ask": "a person wrote it and asks nothing of the reader",
         "ask": f"a person wrote it and asks: {wanted}",
     }[where]
+    vector = np.asarray(embedder.embed([model_text(email)])[0], dtype=np.float32)
     action, scores = learned(where, email, vector, embedder)
     said = ", ".join(f"{c.value} {s:.2f}" for c, s in zip(CLASSES, scores, strict=True))
-    like = vote.best(lambda e: e.action is action)
-    return action, f"{who}; the model of such mail scores {said}; {vote.why(like)}"
+    like = nearest_example(vector, embedder, action)
+    return action, f"{who}; the model of such mail scores {said}; {like}"
 
 
 CLASSES = (RESPOND, NOTIFY, IGNORE)
@@ -321,11 +299,12 @@ SENDER_KINDS = ("marketing", "transactional")  # `senders.{kind}_local_parts`
 
 def signals(email: TriageEmail) -> list[float]:
     """What the model knows besides the words: a colleague, an outsider on a public mail domain,
-    bulk mail, a reply, a marketing or transactional role address."""
+    bulk mail, a reply, sent to a group, a marketing or transactional role address."""
     domain, local = org_domain(email.author), email_address(email.author).partition("@")[0]
     inside = domain in recipient_domains(email)
     kinds = [pattern(f"{kind}_local_parts").search(local) for kind in SENDER_KINDS]
     found = [inside, public_domain(domain) and not inside, bulk_mail(email), email.is_reply]
+    found.append(group_addressed(email))
     return [float(bool(signal)) for signal in found + kinds]
 
 
@@ -351,7 +330,7 @@ def fit(rows: list[Row], vectors: np.ndarray, embedder: Embedder) -> dict[str, n
     without signals, for the branches of `model.examples_in`)."""
     settings = table()["model"]
     targets = np.array([[float(e.action is c) for c in CLASSES] for e in examples()])
-    blank = np.zeros((len(targets), 4 + len(SENDER_KINDS)), np.float32)
+    blank = np.zeros((len(targets), len(signals(TriageEmail("", "", "", "")))), np.float32)
     shared, weights = np.hstack([_index().vectors(embedder), blank]), {}
     for name in settings["branches"]:
         mine = [i for i, row in enumerate(rows) if row[0] == name]
@@ -379,7 +358,7 @@ def model_fingerprint() -> str:
 
 def fitted(embedder: Embedder) -> dict[str, np.ndarray]:
     """The weights fitted on `training()` by `embedder` (~10 s for the bundled MiniLM)."""
-    texts = tables.Examples(vote_text(email) for email, _label in training())
+    texts = tables.Examples(model_text(email) for email, _label in training())
     rows = [(branch(email), signals(email), label) for email, label in training()]
     return fit(rows, texts.vectors(embedder), embedder)
 
