@@ -17,8 +17,8 @@ from enum import StrEnum
 from memoir.emails import email_address, normalize_subject
 from memoir.llm import offline_triage as rules
 from memoir.llm.offline_triage import TriageEmail
-from memoir.llm.prompts import normalize_decision
 from memoir.models import Classification, EmailMessage
+from memoir.models.turn import normalize_decision
 
 EmailLike = EmailMessage | TriageEmail
 # Decision name → (the action it teaches, how the note says it).

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Literal
 from zoneinfo import ZoneInfo
@@ -14,19 +14,15 @@ from pydantic import BaseModel, Field
 
 from memoir.llm.offline_planner import plan_offline
 from memoir.llm.prompts import (
+    APPROVAL_FEEDBACK,
     CAPABILITY_ARGS,
-    EMAIL_REQUEST_PREFIX,
+    CLARIFICATION_FEEDBACK,
     NONE,
     PLANNER_SYSTEM_PROMPT,
     PLANNER_USER_PROMPT,
-    approval_feedback,
-    clarification_feedback,
+    RESPOND_FEEDBACK,
     render_bullets,
-    render_email_request,
-    render_latest_actions,
     render_recent_messages,
-    render_tools,
-    respond_feedback,
 )
 from memoir.llm.providers import ask
 from memoir.models import (
@@ -37,15 +33,20 @@ from memoir.models import (
     PlanStep,
     RecentMessage,
 )
+from memoir.text import one_line
 
 __all__ = [
     "APPROVAL_CAPABILITIES",
     "KNOWN_CAPABILITIES",
     "Feedback",
     "PlannerRequest",
+    "approval_feedback",
+    "clarification_feedback",
     "make_plan",
     "planner_messages",
     "planner_request",
+    "render_latest_actions",
+    "respond_feedback",
     "validate_plan",
 ]
 
@@ -71,6 +72,22 @@ APPROVAL_CAPABILITIES = frozenset(
     {"email.send", "calendar.schedule", "calendar.update", "calendar.cancel", "reminders.delete"}
 )
 DROP_PENALTY = 0.7  # confidence multiplier per dropped step
+EMAIL_REQUEST_PREFIX = "Respond to the email"
+
+
+def respond_feedback(feedback: str) -> str:
+    """Feedback line for a notify email the user chose to respond to (seed 000)."""
+    return RESPOND_FEEDBACK.format(feedback=feedback.strip())
+
+
+def clarification_feedback(answer: str) -> str:
+    """Feedback line for an answer to a clarification / intent_unclear / missing_fields ask."""
+    return CLARIFICATION_FEEDBACK.format(answer=answer.strip())
+
+
+def approval_feedback(action: str, feedback: str) -> str:
+    """Feedback line for an Agent Inbox `response` on an approval (e.g. on email.send)."""
+    return APPROVAL_FEEDBACK.format(action=action, feedback=feedback.strip())
 
 
 class Feedback(BaseModel):
@@ -83,7 +100,7 @@ class Feedback(BaseModel):
     action: str | None = Field(default=None, description="The proposed capability it is about.")
 
     def line(self) -> str:
-        """The feedback line the prompt shows (`memoir.llm.prompts` formats)."""
+        """The feedback line the prompt shows."""
         if self.kind == "clarification":
             return clarification_feedback(self.text)
         return (
@@ -175,8 +192,33 @@ def planner_request(
     )
 
 
+def render_tools(names: Iterable[str]) -> str:
+    """The tool list of the planner prompt."""
+    return "\n".join(f"- {name} {CAPABILITY_ARGS.get(name, '{}')}" for name in names)
+
+
+def render_latest_actions(actions: Sequence[LatestAction], limit: int = 3) -> str:
+    """The `## Latest Actions` block, newest first, one line each:
+    `- {created_at ISO} | {capability} | {action} | {summary} | when={when} | ids: k=v, k=v`"""
+    ordered = sorted(actions, key=lambda a: a.created_at, reverse=True)[:limit]
+    lines = []
+    for a in ordered:
+        parts = [a.created_at.isoformat(), a.capability, a.action, one_line(a.summary, 200)]
+        if a.when:
+            parts.append(f"when={a.when}")
+        if a.external_ids:
+            parts.append("ids: " + ", ".join(f"{k}={v}" for k, v in a.external_ids.items()))
+        lines.append("- " + " | ".join(parts))
+    return "\n".join(lines) if lines else NONE
+
+
+def render_email_request(email: EmailMessage) -> str:
+    """The `## Request` of a turn that answers an email (seed 000 "Respond to the email")."""
+    return f"{EMAIL_REQUEST_PREFIX} (id {email.email_id}):\n\n{email.markdown()}"
+
+
 def planner_messages(request: PlannerRequest) -> list[BaseMessage]:
-    """The rendered planner prompts (formats in `memoir.llm.prompts`)."""
+    """The rendered planner prompts (texts in `memoir.llm.prompts`)."""
     profile = "\n".join(
         line
         for line in (f"Name: {request.name}", f"Language: {request.language}", request.profile_line)

@@ -25,10 +25,10 @@ from memoir.llm.prompts import (
     MEMORY_UPDATE_INSTRUCTIONS,
     MEMORY_UPDATE_INSTRUCTIONS_REINFORCEMENT,
     MEMORY_UPDATE_RULES,
-    normalize_decision,
 )
 from memoir.llm.providers import ask
 from memoir.models import EmailMessage, PreferenceNamespace, PreferenceUpdate, UserPreferences
+from memoir.models.turn import normalize_decision
 from memoir.text import loads_object
 
 __all__ = [

@@ -2,7 +2,7 @@
 
 Join: which steps worked and which failed. Format: one plain sentence per step, dates in the
 user's timezone. Write: the writer (`memoir.llm.providers.write`) turns the typed
-`WriterRequest` into the message: a chat model reads it rendered (`reply_messages`, formats in
+`WriterRequest` into the message: a chat model reads it rendered (`reply_messages`, texts in
 `memoir.llm.prompts`), the offline writer reads its fields.
 """
 
@@ -18,17 +18,10 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, Field
 
 from memoir.llm.offline_writer import write_reply_offline
-from memoir.llm.prompts import (
-    NONE,
-    REPLY_SYSTEM_PROMPT,
-    REPLY_USER_PROMPT,
-    one_line,
-    render_bullets,
-    render_preferences,
-)
+from memoir.llm.prompts import NONE, REPLY_SYSTEM_PROMPT, REPLY_USER_PROMPT, render_bullets
 from memoir.llm.providers import write
 from memoir.models import Classification, ExecutionResult, PlanStep, ReplyRequest
-from memoir.text import second_person
+from memoir.text import one_line, second_person
 
 __all__ = [
     "ResultLine",
@@ -285,6 +278,16 @@ def _render_results(results: list[ResultLine]) -> str:
         lines.append(f"- {'ok' if r.ok else 'failed'} | {r.capability} | {r.text}")
         lines.extend(f"  - {i}" for i in r.items)
     return "\n".join(lines) or NONE
+
+
+def render_preferences(response: str, calendar: str) -> str:
+    """The `## Preferences` block: the response and calendar preference texts, or (none)."""
+    parts = [
+        f"{label}:\n{text.strip()}"
+        for label, text in (("Response preferences", response), ("Calendar preferences", calendar))
+        if text.strip()
+    ]
+    return "\n\n".join(parts) or NONE
 
 
 def reply_messages(request: WriterRequest) -> list[BaseMessage]:

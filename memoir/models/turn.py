@@ -1,5 +1,6 @@
 """What flows between the stages of a turn, and what a turn returns."""
 
+import re
 from datetime import datetime
 from enum import StrEnum
 from typing import Any, Literal
@@ -154,6 +155,15 @@ class PreferenceUpdate(BaseModel):
     )
     edited: dict[str, Any] | None = Field(default=None, description="The args as edited.")
     feedback: str | None = Field(default=None, description="The person's words on the draft.")
+
+
+def normalize_decision(decision: str) -> str:
+    """A `PreferenceUpdate.decision` from a capability spelling: "email.send.edit" →
+    "email.edit", "calendar.schedule.response" → "calendar.feedback"."""
+    name = re.sub(
+        r"^(?:(email)\.send|(calendar)\.(?:schedule|update|cancel))\.", r"\1\2.", decision.strip()
+    )
+    return re.sub(r"(^|\.)response$", r"\1feedback", name)
 
 
 class Candidate(BaseModel):

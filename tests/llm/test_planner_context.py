@@ -5,9 +5,8 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from memoir.llm import OfflineChatModel, ScriptedChatModel
-from memoir.llm.prompts import clarification_feedback, respond_feedback
 from memoir.models import EmailMessage, LatestAction, Plan, RecentMessage
-from memoir.planner import make_plan
+from memoir.planner import clarification_feedback, make_plan, respond_feedback
 
 NOW = datetime(2025, 1, 15, 9, 30, tzinfo=UTC)
 PARIS = ZoneInfo("Europe/Paris")

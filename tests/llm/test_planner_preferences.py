@@ -6,9 +6,8 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from memoir.llm import OfflineChatModel, ScriptedChatModel
-from memoir.llm.prompts import approval_feedback, respond_feedback
 from memoir.models import EmailMessage, Plan
-from memoir.planner import make_plan
+from memoir.planner import approval_feedback, make_plan, respond_feedback
 
 PARIS = ZoneInfo("Europe/Paris")
 CAPS = ["reminders", "email", "calendar"]

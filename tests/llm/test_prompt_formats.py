@@ -2,15 +2,12 @@
 
 from datetime import UTC, datetime
 
-from memoir.llm.prompts import (
-    MEMORY_EXTRACTION_SYSTEM_PROMPT,
-    MEMORY_GATE_SYSTEM_PROMPT,
-    render_latest_actions,
-)
+from memoir.llm.prompts import MEMORY_EXTRACTION_SYSTEM_PROMPT, MEMORY_GATE_SYSTEM_PROMPT
 from memoir.memory.llm_calls import gate_messages, render_message_time
 from memoir.memory.requests import TurnMemoryRequest
 from memoir.memory.schemas import MemoryExtraction
 from memoir.models import LatestAction
+from memoir.planner import render_latest_actions
 
 
 def test_latest_actions_block_is_newest_first_with_ids() -> None:
