@@ -452,9 +452,10 @@ def check_embedder() -> Check:
 def check_triage_model() -> Check:
     """The offline triage's shipped fit (`memoir/data/triage_model.npz`) matches today's triage
     table and labelled emails."""
-    from memoir.llm import offline_triage, tables
+    from memoir import fitting
+    from memoir.llm import offline_triage
 
-    weights = tables.saved(offline_triage.SHIPPED, offline_triage.model_fingerprint())
+    weights = fitting.saved(offline_triage.SHIPPED, offline_triage.model_fingerprint())
     if weights is None:
         detail = (
             f"{offline_triage.SHIPPED.name} is missing or older than the triage table or the "

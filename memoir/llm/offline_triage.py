@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
+from memoir import fitting
 from memoir.emails import email_address, lookalike, own_words, recipients
 from memoir.embeddings import Embedder, get_local_embedder
 from memoir.llm import tables
@@ -122,10 +123,8 @@ def bulk_mail(email: TriageEmail) -> bool:
 
 def group_addressed(email: TriageEmail) -> bool:
     """Sent to a group (all@, team@, a list) or greeting one ("Hi all", "Dear parents")."""
-    names = [pattern("group_names").search(r.name) for r in recipients(email.to)]
-    return bool(pattern("group_recipients").search(email.to) or any(names)) or _greets(
-        email, "group"
-    )
+    named = any(pattern("group_names").search(r.name) for r in recipients(email.to))
+    return named or bool(pattern("group_recipients").search(email.to)) or _greets(email, "group")
 
 
 def _names_any(names: list[str], text: str) -> bool:
@@ -164,9 +163,8 @@ def from_organisation(email: TriageEmail) -> str | None:
     address = email_address(email.author)
     local = address.partition("@")[0]
     greets = _greets(email, "personal") and not _greets(email, "group")
-    machine = pattern("machine_local_parts").search(local) or pattern("machine_note").search(
-        email.body
-    )
+    machine = pattern("machine_local_parts").search(local)
+    machine = machine or pattern("machine_note").search(email.body)
     person = greets and not machine  # never a no-reply
     if pattern("role_local_parts").search(local) and not person:
         return f"a role address ({address})"
@@ -337,8 +335,7 @@ def fit(rows: list[Row], vectors: np.ndarray, embedder: Embedder) -> dict[str, n
         cut = 0 if name in settings["examples_in"] else len(targets)
         x = np.vstack([np.hstack([vectors[mine], [rows[i][1] for i in mine]]), shared[cut:]])
         y = np.vstack([[[float(rows[i][2] is c) for c in CLASSES] for i in mine], targets[cut:]])
-        weight = np.r_[np.ones(len(mine)), np.full(len(x) - len(mine), settings["example_weight"])]
-        weights[name] = tables.ridge(x, y, settings["ridge"], np.sqrt(weight)[:, None])
+        weights[name] = fitting.ridge(x, y, settings["ridge"])
     return weights
 
 
@@ -353,7 +350,7 @@ def model_fingerprint() -> str:
     them (a change to any makes the shipped fit stale)."""
     sources = [DATA / "triage_examples.yaml", Path(__file__), DATA.parent / "emails.py"]
     sources += [DATA / name for name in table()["model"]["training"]]
-    return tables.fingerprint(*(path.read_bytes() for path in sources))
+    return fitting.fingerprint(*(path.read_bytes() for path in sources))
 
 
 def fitted(embedder: Embedder) -> dict[str, np.ndarray]:
@@ -370,14 +367,14 @@ def model(embedder: Embedder) -> dict[str, np.ndarray]:
         if known is not None and known[0] is embedder:
             return known[1]
         bundled = getattr(embedder, "model_path", None) == get_local_embedder().model_path
-        weights = tables.saved(SHIPPED, model_fingerprint()) if bundled else None
+        weights = fitting.saved(SHIPPED, model_fingerprint()) if bundled else None
         _fitted[id(embedder)] = (embedder, weights or fitted(embedder))
         return _fitted[id(embedder)][1]
 
 
 def save_model() -> None:
     """Fit the model with the bundled MiniLM and ship it (`make triage-model`)."""
-    tables.save(SHIPPED, model_fingerprint(), fitted(get_local_embedder()))
+    fitting.save(SHIPPED, model_fingerprint(), fitted(get_local_embedder()))
 
 
 def decide(scores: np.ndarray) -> Classification:

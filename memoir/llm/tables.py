@@ -7,11 +7,9 @@ over their examples: MiniLM cosine similarity, so that a decision can name the e
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from functools import cache
 from importlib import resources
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -19,7 +17,7 @@ import yaml
 
 from memoir.embeddings import Embedder
 
-__all__ = ["Examples", "entries", "fingerprint", "lines", "ridge", "save", "saved", "table"]
+__all__ = ["Examples", "entries", "lines", "table"]
 
 
 @cache
@@ -67,34 +65,3 @@ class Examples:
         scores = self.similarities([text], embedder)[0]
         best = max(range(len(self.texts)) if among is None else among, key=scores.__getitem__)
         return best, float(scores[best])
-
-
-def ridge(x: np.ndarray, y: np.ndarray, strength: float, scale: Any = 1.0) -> np.ndarray:
-    """Ridge regression weights from rows `x` (a bias column added) to targets `y`, each row
-    counted `scale` squared times: apply as `np.append(row, 1.0) @ weights`."""
-    x, y = np.hstack([x, np.ones((len(x), 1), np.float32)]) * scale, y * scale
-    return np.linalg.solve(x.T @ x + strength * np.eye(x.shape[1]), x.T @ y)
-
-
-def fingerprint(*parts: bytes) -> str:
-    """What a fit was computed from, in a few characters (sha256 of `parts`)."""
-    digest = hashlib.sha256()
-    for part in parts:
-        digest.update(hashlib.sha256(part).digest())
-    return digest.hexdigest()
-
-
-def saved(path: Path, fingerprint: str) -> dict[str, np.ndarray] | None:
-    """The arrays saved at `path` (`.npz`) from `fingerprint`; None when missing or stale."""
-    if not path.is_file():
-        return None
-    with np.load(path) as found:
-        if str(found["fingerprint"]) != fingerprint:
-            return None
-        return {name: found[name] for name in found.files if name != "fingerprint"}
-
-
-def save(path: Path, fingerprint: str, arrays: Mapping[str, np.ndarray]) -> None:
-    """Save `arrays` at `path` (`.npz`), marked as computed from `fingerprint`."""
-    named: dict[str, Any] = {"fingerprint": np.array(fingerprint), **arrays}
-    np.savez_compressed(path, **named)

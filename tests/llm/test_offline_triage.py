@@ -7,7 +7,8 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from memoir.llm import OfflineChatModel, ScriptedChatModel, tables
+from memoir import fitting
+from memoir.llm import OfflineChatModel, ScriptedChatModel
 from memoir.llm import offline_triage as rules
 from memoir.llm.prompts import DEFAULT_TRIAGE_INSTRUCTIONS
 from memoir.models import Classification, EmailMessage
@@ -670,7 +671,7 @@ def test_notify_wins_a_close_call_and_only_a_close_call() -> None:
 
 
 def test_the_shipped_model_is_the_fit_of_today_s_table_and_labelled_emails() -> None:
-    shipped = tables.saved(rules.SHIPPED, rules.model_fingerprint())
+    shipped = fitting.saved(rules.SHIPPED, rules.model_fingerprint())
     assert shipped is not None, (
         "stale: the table or the labelled emails changed; run `make triage-model`"
     )
