@@ -267,10 +267,7 @@ def classify(email: TriageEmail, embedder: Embedder) -> tuple[Classification, st
     if where == "rule" and (rule := exact_rule(email)):
         return rule[0], f"the exact rule for {rule[1]} fired"
     fixed = {
-        "organisation_asks": (
-            RESPOND,
-            f"it is {organisation} that asks for a reply in so many words",
-        ),
+        "organisation_asks": (RESPOND, f"it is {organisation}, asking outright for a reply"),
         "copied": (IGNORE, "the reader is only copied on a thread that asks them nothing directly"),
         "chatter": (IGNORE, "a person's short reply to a group: thread chatter"),
         "group_asks": (RESPOND, f"it asks its group to reply in so many words ({wanted})"),
@@ -378,8 +375,10 @@ def save_model() -> None:
 
 
 def decide(scores: np.ndarray) -> Classification:
-    """The best-scoring of `CLASSES`, or notify when it scores within `model.doubt` of it."""
-    close = scores[1] >= scores.max() - table()["model"]["doubt"]
+    """The best-scoring of `CLASSES`; notify when notify scores within `model.doubt` of it, or
+    the best two are within `model.unsure` of each other (a close call the person settles)."""
+    settings, (best, second) = table()["model"], np.sort(scores)[::-1][:2]
+    close = scores[1] >= best - settings["doubt"] or best - second < settings["unsure"]
     return NOTIFY if close else CLASSES[int(np.argmax(scores))]
 
 

@@ -663,11 +663,19 @@ def test_the_model_learns_from_every_labelled_file_variants_included() -> None:
     assert min(labels.values()) > 500
 
 
-def test_notify_wins_a_close_call_and_only_a_close_call() -> None:
+def test_notify_wins_when_it_is_within_doubt_of_the_best() -> None:
     doubt = rules.table()["model"]["doubt"]
-    assert rules.decide(np.array([0.5, 0.5 - doubt / 2, 0.1])) is Classification.NOTIFY
-    assert rules.decide(np.array([0.5, 0.5 - 2 * doubt, 0.1])) is Classification.RESPOND
-    assert rules.decide(np.array([0.1, 0.2, 0.7])) is Classification.IGNORE
+    assert rules.decide(np.array([0.5, 0.5 - doubt / 2, -0.5])) is Classification.NOTIFY
+
+
+def test_a_close_call_between_respond_and_ignore_is_asked_as_a_notification() -> None:
+    unsure = rules.table()["model"]["unsure"]
+    assert rules.decide(np.array([0.5, -0.5, 0.5 - unsure / 2])) is Classification.NOTIFY
+
+
+def test_a_clear_lead_decides() -> None:
+    assert rules.decide(np.array([0.9, 0.1, 0.0])) is Classification.RESPOND
+    assert rules.decide(np.array([0.0, 0.1, 0.9])) is Classification.IGNORE
 
 
 def test_the_shipped_model_is_the_fit_of_today_s_table_and_labelled_emails() -> None:
