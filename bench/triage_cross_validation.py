@@ -18,6 +18,7 @@ from collections import defaultdict
 
 import numpy as np
 
+from memoir import fitting
 from memoir.embeddings import get_local_embedder
 from memoir.llm import offline_triage as triage
 
@@ -30,15 +31,9 @@ def persona(email_id: str) -> str:
 
 def main() -> None:
     embedder = get_local_embedder()
-    from memoir.triage_eval import eval_items, load_labelled
+    from memoir.triage_eval import labelled_items
 
-    items = [
-        item
-        for name in triage.table()["model"]["training"]
-        for item in eval_items(
-            load_labelled(triage.Path(triage.__file__).parents[1] / "data" / name)
-        )
-    ]
+    items = labelled_items(triage.DATA / name for name in triage.table()["model"]["training"])
     emails = [
         triage.TriageEmail(i.email.author, i.email.to, i.email.subject, i.email.body) for i in items
     ]
@@ -56,8 +51,8 @@ def main() -> None:
         for k in (k for k, g in enumerate(groups) if g == held):
             where = rows[k][0]
             if where in weights:
-                features = np.append(np.append(vectors[k], rows[k][1]), 1.0)
-                action = triage.decide(features @ weights[where])
+                features = np.append(vectors[k], rows[k][1])
+                action = triage.decide(fitting.predict(weights[where], features))
             else:
                 action = triage.classify(emails[k], embedder)[0]
             right[held].append(action is items[k].label)

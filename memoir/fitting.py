@@ -2,6 +2,7 @@
 saved with a fingerprint of what they were computed from (so a stale fit is never read back).
 
     weights = ridge(rows, targets, 1.0)
+    predict(weights, row)
     save(path, fingerprint(table_bytes, data_bytes), {"w": weights})
     saved(path, fingerprint(table_bytes, data_bytes))  # None once the table or data changed
 """
@@ -15,14 +16,19 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["fingerprint", "ridge", "save", "saved"]
+__all__ = ["fingerprint", "predict", "ridge", "save", "saved"]
 
 
 def ridge(x: np.ndarray, y: np.ndarray, strength: float) -> np.ndarray:
-    """Ridge regression weights from rows `x` (a bias column added) to targets `y`: apply as
-    `np.append(row, 1.0) @ weights`."""
+    """Ridge regression weights from rows `x` (a bias column added) to targets `y`; `predict`
+    applies them."""
     x = np.hstack([x, np.ones((len(x), 1), np.float32)])
     return np.linalg.solve(x.T @ x + strength * np.eye(x.shape[1]), x.T @ y)
+
+
+def predict(weights: np.ndarray, row: np.ndarray) -> np.ndarray:
+    """The targets `ridge` weights give for one row (its bias added)."""
+    return np.append(row, 1.0) @ weights
 
 
 def fingerprint(*parts: bytes) -> str:

@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -135,6 +135,11 @@ def eval_items(emails: list[LabelledEmail]) -> list[EvalItem]:
             key = f"{email_id}#{number}"
             items.append(EvalItem(key, email_id, number, labelled.label, message))
     return items
+
+
+def labelled_items(paths: Iterable[Path]) -> list[EvalItem]:
+    """Every original and variant of the labelled files `paths`, in order."""
+    return [item for path in paths for item in eval_items(load_labelled(path))]
 
 
 # ----- the simulated people ------------------------------------------------------------------

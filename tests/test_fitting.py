@@ -4,14 +4,14 @@ from pathlib import Path
 
 import numpy as np
 
-from memoir.fitting import fingerprint, ridge, save, saved
+from memoir.fitting import fingerprint, predict, ridge, save, saved
 
 
 def test_ridge_weights_separate_what_the_rows_separate() -> None:
     x = np.array([[1.0, 0.0], [0.9, 0.1], [0.0, 1.0], [0.1, 0.9]], np.float32)
     y = np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0], [0.0, 1.0]])
     weights = ridge(x, y, 0.1)
-    assert [int(np.argmax(np.append(row, 1.0) @ weights)) for row in x] == [0, 0, 1, 1]
+    assert [int(np.argmax(predict(weights, row))) for row in x] == [0, 0, 1, 1]
 
 
 def test_saved_arrays_come_back_only_for_the_fingerprint_they_were_saved_from(

@@ -148,7 +148,9 @@ class OfflinePlanner:
         """The first intent whose rule fires, else the nearest example's, else a fallback rule's."""
         if match := self._rule(text, only, fallback=False):
             return match
-        best, score = _EXAMPLES.nearest(text, self.embedder) if not only else (0, 0.0)
+        if only:  # a re-read as one intent (`fuzzy_as`) takes no nearest example
+            return self._rule(text, only, fallback=True)
+        best, score = _EXAMPLES.nearest(text, self.embedder)
         name, example = _EXAMPLE_INTENTS[best], _EXAMPLES.texts[best]
         spec = _INTENTS["intents"][name]
         too_long = len(text.split()) > spec.get("max_words", 99)

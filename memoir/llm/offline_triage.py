@@ -306,10 +306,9 @@ def signals(email: TriageEmail) -> list[float]:
 @cache
 def training() -> list[tuple[TriageEmail, Classification]]:
     """The labelled emails the model learns from (`model.training`), variants included."""
-    from memoir.triage_eval import eval_items, load_labelled  # it imports this module
+    from memoir.triage_eval import labelled_items  # it imports this module
 
-    files = [DATA / name for name in table()["model"]["training"]]
-    items = [item for path in files for item in eval_items(load_labelled(path))]
+    items = labelled_items(DATA / name for name in table()["model"]["training"])
     return [
         (TriageEmail(i.email.author, i.email.to, i.email.subject, i.email.body), i.label)
         for i in items
@@ -386,7 +385,7 @@ def learned(
     where: str, email: TriageEmail, vector: np.ndarray, embedder: Embedder
 ) -> tuple[Classification, np.ndarray]:
     """The model's action for `email` in branch `where`, and its score for each of `CLASSES`."""
-    scores = np.append(np.append(vector, signals(email)), 1.0) @ model(embedder)[where]
+    scores = fitting.predict(model(embedder)[where], np.append(vector, signals(email)))
     return decide(scores), scores
 
 
