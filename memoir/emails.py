@@ -49,6 +49,17 @@ def recipients(to: str) -> list[Recipient]:
     return found
 
 
+# Second-level labels under a country's domain (brightlane.co.uk, northfield.ac.uk).
+_SECOND_LEVEL = {"co", "ac", "org", "gov", "com", "net", "edu", "ltd", "plc", "nhs", "sch", "or"}
+
+
+def domain_name(domain: str) -> str:
+    """The organisation's name in a domain: `brightlane` of mail.brightlane.co.uk."""
+    labels = domain.split(".")
+    suffix = 3 if len(labels) > 2 and len(labels[-1]) == 2 and labels[-2] in _SECOND_LEVEL else 2
+    return labels[-suffix] if len(labels) >= suffix else labels[0]
+
+
 def lookalike(domain: str, own: str) -> bool:
     """`domain` imitates `own`: its name, misspelt or padded, in another domain
     (kestrel-universlty-helpdesk.example for kestrel-university.example), never `own` or under
@@ -57,7 +68,7 @@ def lookalike(domain: str, own: str) -> bool:
         return False
     if domain.split(".")[-2:] == own.split(".")[-2:]:
         return False
-    name, theirs = own.split(".")[-2], domain.split(".")[-2]
+    name, theirs = domain_name(own), domain_name(domain)
     spans = (
         theirs[i : i + n] for n in range(len(name) - 1, len(name) + 2) for i in range(len(theirs))
     )

@@ -2,6 +2,7 @@
 
 from memoir.emails import (
     Recipient,
+    domain_name,
     email_address,
     first_name,
     lookalike,
@@ -51,6 +52,20 @@ def test_an_empty_or_undisclosed_to_header_has_no_recipients() -> None:
 def test_a_misspelt_or_padded_copy_of_a_domain_imitates_it() -> None:
     assert lookalike("acme-corpp-helpdesk.example", "acme-corp.example")
     assert lookalike("acme-corp-example.net", "acme-corp.example")
+
+
+def test_a_domain_under_a_country_second_level_imitates_by_its_name() -> None:
+    assert lookalike("northfie1d-ac.uk", "northfield.ac.uk")
+    assert lookalike("brightlane-co-uk.com", "brightlane.co.uk")
+    assert not lookalike("brightlane.atlassian.net", "brightlane.co.uk")
+    assert not lookalike("mail.brightlane.co.uk", "brightlane.co.uk")
+
+
+def test_the_name_of_a_domain_skips_a_country_second_level() -> None:
+    assert domain_name("mail.brightlane.co.uk") == "brightlane"
+    assert domain_name("northfield.ac.uk") == "northfield"
+    assert domain_name("acme-corp.example") == "acme-corp"
+    assert domain_name("localhost") == "localhost"
 
 
 def test_a_domain_its_subdomains_and_unrelated_domains_do_not_imitate_it() -> None:

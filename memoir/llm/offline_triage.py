@@ -4,7 +4,7 @@ The exact side, read from `memoir/data/triage_examples.yaml`: the sender, whom i
 asks, the exact rules (an impostor domain, scams, replies to invitations, "no action needed").
 `classify`: a rule; ignore when the reader is only copied or it is a reply-all's chatter; respond
 to a customer's question, ignore a pitch's call; for a group, its nearest example emails (MiniLM).
-The rest (an organisation's mail, a person's that asks something or nothing) is `learned`: a
+The rest (an organisation's mail, a person's that asks something or nothing) is learned: a
 ridge regression per branch over the labelled emails (`model` in the table), notify when in
 doubt. Then the most specific covering lesson (`memoir.lessons`)."""
 
@@ -141,10 +141,15 @@ def copied_only(email: TriageEmail) -> bool:
     listed = recipients(email.to)
     if len(listed) < 2:
         return False
-    group = pattern("group_greeting", at_start=True)
-    names = [w for w in re.findall(r"[A-Z][\w'-]{2,}", listed[0].name) if not group.match(w)]
+    group, role = pattern("group_greeting", at_start=True), pattern("role_local_parts")
+    # A family name all of them share greets them all ("Dear Mr and Mrs Raman"); a role
+    # mailbox (Timetabling <timetabling@…>) is a team named in passing, not a person addressed.
+    shared = {w for r in listed[1:] for w in r.name.split()}
+    words = re.findall(r"[A-Z][\w'-]{2,}", listed[0].name)
+    names = [w for w in words if not group.match(w) and w not in shared]
     opening = next((line for line in email.body.splitlines() if line.strip()), "")
-    others = [r.name.split()[0] for r in listed[1:] if r.name]
+    persons = (r for r in listed[1:] if r.name and not role.search(r.address.partition("@")[0]))
+    others = [r.name.split()[0] for r in persons if r.name.lower() != r.address.partition("@")[0]]
     return _names_any(names, opening) and not _names_any(others, own_words(email.body))
 
 
@@ -236,8 +241,7 @@ def nearest_example(vector: np.ndarray, embedder: Embedder, action: Classificati
     similarities = _index().vectors(embedder) @ vector
     same = (i for i, e in enumerate(examples()) if e.action is action)
     e = examples()[index := max(same, key=similarities.__getitem__)]
-    score = similarities[index]
-    return f'the nearest such example is {e.category} ({e.rule}; {score:.2f}): "{e.text}"'
+    return f'its nearest example is {e.category} ({e.rule}; {similarities[index]:.2f}): "{e.text}"'
 
 
 def branch(email: TriageEmail) -> str:
@@ -282,7 +286,8 @@ def classify(email: TriageEmail, embedder: Embedder) -> tuple[Classification, st
         "ask": f"a person wrote it and asks: {wanted}",
     }[where]
     vector = np.asarray(embedder.embed([model_text(email)])[0], dtype=np.float32)
-    action, scores = learned(where, email, vector, embedder)
+    scores = fitting.predict(model(embedder)[where], np.append(vector, signals(email)))
+    action = decide(scores)
     said = ", ".join(f"{c.value} {s:.2f}" for c, s in zip(CLASSES, scores, strict=True))
     like = nearest_example(vector, embedder, action)
     return action, f"{who}; the model of such mail scores {said}; {like}"
@@ -374,19 +379,12 @@ def save_model() -> None:
 
 
 def decide(scores: np.ndarray) -> Classification:
-    """The best-scoring of `CLASSES`; notify when notify scores within `model.doubt` of it, or
-    the best two are within `model.unsure` of each other (a close call the person settles)."""
+    """The best of `CLASSES`; notify when notify is within `model.doubt` of it, or the best two
+    are within `model.unsure` (`unsure_respond` if respond is best): a close call to settle."""
     settings, (best, second) = table()["model"], np.sort(scores)[::-1][:2]
-    close = scores[1] >= best - settings["doubt"] or best - second < settings["unsure"]
-    return NOTIFY if close else CLASSES[int(np.argmax(scores))]
-
-
-def learned(
-    where: str, email: TriageEmail, vector: np.ndarray, embedder: Embedder
-) -> tuple[Classification, np.ndarray]:
-    """The model's action for `email` in branch `where`, and its score for each of `CLASSES`."""
-    scores = fitting.predict(model(embedder)[where], np.append(vector, signals(email)))
-    return decide(scores), scores
+    top = CLASSES[int(np.argmax(scores))]
+    unsure = settings["unsure_respond" if top is RESPOND else "unsure"]
+    return NOTIFY if scores[1] >= best - settings["doubt"] or best - second < unsure else top
 
 
 def triage_offline(query: TriageQuery, embedder: Embedder) -> TriageDecision:

@@ -708,3 +708,60 @@ def test_the_model_is_fitted_for_an_embedder_without_a_shipped_fit() -> None:
         embedder.dim + len(rules.signals(rules.TriageEmail("", "", "", ""))) + 1,
         3,
     )
+
+
+def test_a_reply_needs_a_wider_lead_than_an_ignore() -> None:
+    settings = rules.table()["model"]
+    lead = (settings["unsure"] + settings["unsure_respond"]) / 2
+    assert rules.decide(np.array([0.5, -0.5, 0.5 - lead])) is Classification.NOTIFY
+    assert rules.decide(np.array([0.5 - lead, -0.5, 0.5])) is Classification.IGNORE
+
+
+def _triage_email(message: EmailMessage) -> rules.TriageEmail:
+    return rules.TriageEmail(message.author, message.to, message.subject, message.body)
+
+
+def test_a_family_name_every_recipient_shares_greets_them_all_not_only_the_first() -> None:
+    message = email(
+        "Caroline Hart <c.hart@school.example>",
+        "A quick chat about reading",
+        "Dear Mr and Mrs Raman,\n\nWould Monday at 3:30pm or Wednesday at 5pm suit for a chat?",
+        to="Priya Raman <priya@me.example>, Arjun Raman <arjun.raman@mail.example>",
+    )
+    assert not rules.copied_only(_triage_email(message))
+
+
+def test_a_team_mailbox_named_in_passing_leaves_the_reader_copied() -> None:
+    message = email(
+        "Karen Bell <k.bell@me.example>",
+        "RE: room bookings",
+        "Hi Tom,\n\nI've checked with Timetabling and room G.14 is free on Mondays. Could you "
+        "confirm the weeks you need?",
+        to="Tom Gallagher <t.g@me.example>, Ana Diaz <ana@me.example>, "
+        "Timetabling <timetabling@me.example>",
+    )
+    assert rules.copied_only(_triage_email(message))
+
+
+def test_an_insurance_limit_in_millions_is_no_scam_but_a_windfall_in_millions_is() -> None:
+    renewal = email(
+        "Agency <service@insure.example>",
+        "Your liability policy has renewed",
+        "Limits are unchanged ($1M per occurrence / $2M aggregate). Certificate attached.",
+    )
+    windfall = email(
+        "Barrister Okon <okon@mail.example>",
+        "Unclaimed funds",
+        "A sum of $4.5 million awaits you. Reply to proceed.",
+    )
+    assert rules.exact_rule(_triage_email(renewal)) is None
+    assert rules.exact_rule(_triage_email(windfall)) == (
+        Classification.IGNORE,
+        "a scam or phishing lure",
+    )
+
+
+@pytest.mark.parametrize("sender", ["dispatch@supply.example", "estatements@bank.example"])
+def test_dispatch_and_statement_mailboxes_are_organisations(sender: str) -> None:
+    message = email(f"Supplier <{sender}>", "Scheduled", "Your delivery is scheduled.")
+    assert rules.from_organisation(_triage_email(message))
