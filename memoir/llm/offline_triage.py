@@ -161,16 +161,17 @@ def group_chatter(email: TriageEmail) -> bool:
 
 
 def from_organisation(email: TriageEmail) -> str | None:
-    """Why the sender is an organisation (bulk mail, a no-reply address, or a role address that
-    greets nobody by name), or None for a person."""
+    """Why the sender is an organisation (bulk mail, a no-reply or transactional address, or a
+    role address that greets nobody by name), or None for a person."""
     if bulk_mail(email):
         return "bulk mail (an unsubscribe footer)"
     address = email_address(email.author)
     local = address.partition("@")[0]
     greets = _greets(email, "personal") and not _greets(email, "group")
-    machine = pattern("machine_local_parts").search(local)
-    machine = machine or pattern("machine_note").search(email.body)
-    person = greets and not machine  # never a no-reply
+    templated = any(pattern(f"{k}_local_parts").search(local) for k in ("machine", "transactional"))
+    # A no-reply, orders@ or receipts@ greets the reader by name from a template; support@ may
+    # be a person writing.
+    person = greets and not (templated or pattern("machine_note").search(email.body))
     if pattern("role_local_parts").search(local) and not person:
         return f"a role address ({address})"
     return None

@@ -765,3 +765,39 @@ def test_an_insurance_limit_in_millions_is_no_scam_but_a_windfall_in_millions_is
 def test_dispatch_and_statement_mailboxes_are_organisations(sender: str) -> None:
     message = email(f"Supplier <{sender}>", "Scheduled", "Your delivery is scheduled.")
     assert rules.from_organisation(_triage_email(message))
+
+
+def test_an_order_address_that_greets_the_reader_by_name_is_an_organisation() -> None:
+    message = email(
+        "Bookshop <orders@books.example>",
+        "Your order is ready for pickup",
+        "Hi Ana,\n\nYour order is ready for pickup. Please bring this email.",
+        to=ANA,
+    )
+    assert (
+        rules.from_organisation(_triage_email(message)) == "a role address (orders@books.example)"
+    )
+
+
+def test_a_demo_offered_to_firms_like_yours_is_a_pitch() -> None:
+    message = email(
+        "Noah <noah@draftly.example>",
+        "Cut your drafting time",
+        "Hi Ana,\n\nFirms like yours use Draftly for first drafts. Would you be open to a "
+        "15-minute demo next week?",
+        to=ANA,
+    )
+    assert rules.exact_rule(_triage_email(message)) == (
+        Classification.IGNORE,
+        "a cold sales pitch",
+    )
+
+
+def test_an_outsider_asking_for_a_demo_is_read_as_a_pitch() -> None:
+    message = email(
+        "Noah <noah@draftly.example>",
+        "Drafting",
+        "Hi Ana,\n\nWould you be open to a 15-minute demo next week?",
+        to=ANA,
+    )
+    assert rules.branch(_triage_email(message)) == "pitch"
