@@ -85,9 +85,10 @@ def exact_rule(email: TriageEmail) -> tuple[Classification, str] | None:
     """The action and the name of the first exact rule of the table that matches `email`."""
     if impostor := impostor_domain(email):
         return IGNORE, f"a sender whose domain imitates {impostor}"
+    said = f"{email.subject}\n{own_words(email.body)}"  # quoted history is others' words
     for rule in (r for r in table()["rules"] if not (r.get("personal") and bulk_mail(email))):
         subject = "subject" in rule and words(rule["subject"], at_start=True).search(email.subject)
-        if subject or ("patterns" in rule and words(tuple(rule["patterns"])).search(email.text)):
+        if subject or ("patterns" in rule and words(tuple(rule["patterns"])).search(said)):
             return Classification(rule["action"]), rule["name"]
     return None
 
@@ -170,10 +171,10 @@ def from_organisation(email: TriageEmail) -> str | None:
     greets = _greets(email, "personal") and not _greets(email, "group")
     templated = any(pattern(f"{k}_local_parts").search(local) for k in ("machine", "transactional"))
     # A no-reply, orders@ or receipts@ greets the reader by name from a template; support@ may
-    # be a person writing.
-    person = greets and not (templated or pattern("machine_note").search(email.body))
-    if pattern("role_local_parts").search(local) and not person:
-        return f"a role address ({address})"
+    # be a person writing. Whoever says their mail is automated is no person (orderstatus@).
+    machine = pattern("machine_note").search(own_words(email.body))
+    if machine or pattern("role_local_parts").search(local) and not (greets and not templated):
+        return f"{'an automated sender' if machine else 'a role address'} ({address})"
     return None
 
 

@@ -519,7 +519,7 @@ async def test_a_role_address_that_says_not_to_reply_is_an_organisation_even_gre
         to=ANA,
     )
     decision = await triage_email(offline, message, DEFAULT_TRIAGE_INSTRUCTIONS)
-    assert "a role address" in decision.reasoning
+    assert "an automated sender (orders@shop.example)" in decision.reasoning
     assert decision.classification is not Classification.RESPOND
 
 
@@ -779,18 +779,18 @@ def test_an_order_address_that_greets_the_reader_by_name_is_an_organisation() ->
     )
 
 
-def test_a_demo_offered_to_firms_like_yours_is_a_pitch() -> None:
-    message = email(
-        "Noah <noah@draftly.example>",
-        "Cut your drafting time",
-        "Hi Ana,\n\nFirms like yours use Draftly for first drafts. Would you be open to a "
-        "15-minute demo next week?",
-        to=ANA,
-    )
-    assert rules.exact_rule(_triage_email(message)) == (
-        Classification.IGNORE,
-        "a cold sales pitch",
-    )
+@pytest.mark.parametrize(
+    "body",
+    [
+        "Firms like yours use Draftly for first drafts. Would you be open to a demo next week?",
+        "Our backups restore in four hours. Are you the right person to talk to about this?",
+    ],
+    ids=["firms_like_yours", "the_right_person_to_talk_to"],
+)
+def test_a_cold_pitch_s_idioms_are_read_as_a_pitch(body: str) -> None:
+    message = email("Noah <noah@draftly.example>", "Drafting", f"Hi Ana,\n\n{body}", to=ANA)
+    found = rules.exact_rule(_triage_email(message))
+    assert found == (Classification.IGNORE, "a cold sales pitch")
 
 
 def test_an_outsider_asking_for_a_demo_is_read_as_a_pitch() -> None:
@@ -801,3 +801,36 @@ def test_an_outsider_asking_for_a_demo_is_read_as_a_pitch() -> None:
         to=ANA,
     )
     assert rules.branch(_triage_email(message)) == "pitch"
+
+
+def test_a_sender_that_says_its_mail_is_automated_is_an_organisation_whatever_its_address() -> None:
+    message = email(
+        "Shop <orderstatus@shop.example>",
+        "Your order has shipped",
+        "Hi Ana,\n\nYour order has shipped. Track your package.\n\nThis is an automated message. "
+        "Please do not reply to this email.",
+        to=ANA,
+    )
+    found = rules.from_organisation(_triage_email(message))
+    assert found == "an automated sender (orderstatus@shop.example)"
+
+
+def test_wanting_to_meet_the_reader_is_a_meeting_request() -> None:
+    message = email(
+        "Michael <m.adeyemi@mail.example>",
+        "Grace's grade",
+        "Dear Mr. Osei,\n\nMy wife and I would like to meet with you about Grace's grade.",
+        to=ANA,
+    )
+    assert "a meeting or scheduling request" in rules.asks(_triage_email(message))
+
+
+def test_an_exact_rule_reads_the_writer_s_own_words_not_the_quoted_history() -> None:
+    message = email(
+        "Gareth <gareth@vinyl.example>",
+        "Re: street party stall list",
+        "Thanks everyone, see you on the day!\n\n> On Tue, Kate wrote:\n> Attached is the stall "
+        "list. Nothing you need to do, just for reference.",
+        to="Traders <traders@road.example>, Ana Diaz <ana@me.example>",
+    )
+    assert rules.exact_rule(_triage_email(message)) is None
