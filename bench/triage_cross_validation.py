@@ -7,13 +7,13 @@ personas' emails only and decides that persona's emails in its branches (organis
 ask); the other branches are the table's rules, which were written with every set in view (so the
 figure flatters them). Prints each persona's accuracy (originals, and all items) and the mean.
 
-Then each set of a persona (a1, a2, …: 24 emails, as `memoir eval triage` reads one) is put
-through the eval's two simulated people with those held-out decisions: the originals arrive in
-order, each one triaged notify is answered as `memoir.triage_eval.Person` says and its lesson is
-learned (`memoir.lessons`, as the preference-update activity learns it), then every item is
-triaged again under the lessons. Prints before / corrector / dismisser on the originals, the
-out-of-scope flips, and how many sets meet issue 10's targets (before >= 0.90, corrector >=
-before + 0.05, either person never below before, no flip).
+Then each set of a persona (a1, a2, …: 24 emails, as `memoir eval triage` reads one) goes through
+the eval itself (`memoir.triage_eval.run_triage_eval`) with those held-out decisions, over
+in-memory stages: triage is the held-out decision under the user's lessons, learning adds the
+lesson the preference-update request carries (`memoir.preference_update.request_for_update`).
+Prints before / corrector / dismisser on the originals, the out-of-scope flips, and how many
+sets meet issue 10's targets (before >= 0.90, corrector >= before + 0.05, either person never
+below before, no flip).
 
     .venv/bin/python bench/triage_cross_validation.py                # ~1 minute
     .venv/bin/python bench/triage_cross_validation.py --sweep        # also other doubt / unsure
@@ -22,29 +22,33 @@ before + 0.05, either person never below before, no flip).
 from __future__ import annotations
 
 import argparse
+import asyncio
 import re
 import statistics
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
 from memoir import fitting
 from memoir.embeddings import get_local_embedder
-from memoir.lessons import (
-    add_lesson,
-    deciding_lesson,
-    has_lesson,
-    lesson_for_decision,
-    parse_lessons,
-)
+from memoir.lessons import add_lesson, deciding_lesson, has_lesson, parse_lessons
 from memoir.llm import offline_triage as triage
 from memoir.llm.tables import table as load_table
-from memoir.models import Classification
-from memoir.triage_eval import PEOPLE, EvalItem, Person, labelled_items
+from memoir.models import Classification, EmailMessage, PreferenceUpdate
+from memoir.preference_update import request_for_update
+from memoir.triage_eval import (
+    EvalItem,
+    LabelledEmail,
+    TriageEvalReport,
+    TriageStages,
+    labelled_items,
+    load_labelled,
+    run_triage_eval,
+)
 
-NOTIFY = Classification.NOTIFY
 Decide = Callable[[np.ndarray], Classification]  # an action from a learned branch's scores
 
 
@@ -128,66 +132,67 @@ def print_personas(decided: list[Held], decide: Decide = triage.decide) -> None:
     )
 
 
-def with_lessons(h: Held, text: str, decide: Decide) -> Classification:
-    """The decision under the lessons of the preference `text`."""
-    lesson = deciding_lesson(parse_lessons(text), h.email)
-    return h.general(decide) if lesson is None else lesson.action
+def in_memory_stages(held: dict[str, Held], decide: Decide) -> TriageStages:
+    """The eval's stages over `held` decisions (by email id) and preference texts in memory."""
+    texts: dict[str, str] = {}
+
+    async def new_user(name: str) -> str:
+        texts[name] = load_table("prompts")["default_triage_instructions"]
+        return name
+
+    async def classify(user_id: str, email: EmailMessage) -> Classification:
+        h = held[email.email_id]
+        lesson = deciding_lesson(parse_lessons(texts[user_id]), h.email)
+        return h.general(decide) if lesson is None else lesson.action
+
+    async def learn(update: PreferenceUpdate) -> None:
+        lesson = request_for_update(update, texts[update.user_id]).lesson
+        if lesson is not None and not has_lesson(texts[update.user_id], lesson):
+            texts[update.user_id] = add_lesson(texts[update.user_id], lesson)[0]
+
+    async def preferences(user_id: str) -> str:
+        return texts[user_id]
+
+    return TriageStages(new_user=new_user, triage=classify, learn=learn, preferences=preferences)
 
 
-def after_feedback(one_set: list[Held], person: Person, decide: Decide) -> list[Classification]:
-    """The set's originals triaged after `person` answered its notify questions, in order."""
-    text = load_table("prompts")["default_triage_instructions"]
-    originals = [h for h in one_set if h.item.variant == 0]
-    for h in originals:
-        choice = person.answer(h.item.label)
-        if with_lessons(h, text, decide) is not NOTIFY or choice is None:
-            continue
-        lesson = lesson_for_decision(f"notify.{choice.value}", h.item.email, text)
-        if lesson is not None and not has_lesson(text, lesson):
-            text = add_lesson(text, lesson)[0]
-    return [with_lessons(h, text, decide) for h in originals]
+def labelled_sets() -> dict[str, list[LabelledEmail]]:
+    """The labelled emails of `model.training` by set (`a1`, `ab2`, `f7` …), bundled files aside."""
+    sets: dict[str, list[LabelledEmail]] = defaultdict(list)
+    for name in triage.table()["model"]["training"]:
+        for labelled in load_labelled(triage.DATA / name):
+            if labelled.id and (found := email_set(labelled.id)) is not None:
+                sets[found].append(labelled)
+    return sets
 
 
-def score(found: list[Classification], one_set: list[Held]) -> float:
-    """The share of the set's originals that `found` decides as labelled."""
-    labels = [h.item.label for h in one_set if h.item.variant == 0]
-    return sum(a is b for a, b in zip(found, labels, strict=True)) / len(labels)
-
-
-def print_feedback(decided: list[Held], decide: Decide = triage.decide, quiet: bool = False) -> str:
-    """Before / corrector / dismisser for every set; returns the summary line."""
-    sets: dict[str, list[Held]] = defaultdict(list)
-    for h in decided:
-        if (name := email_set(h.item.email_id)) is not None:
-            sets[name].append(h)
+def feedback_report(
+    decided: list[Held], decide: Decide = triage.decide, quiet: bool = False
+) -> str:
+    """Every set through the eval with the held-out decisions (one line each unless `quiet`);
+    returns the summary line."""
+    held = {h.item.email.email_id: h for h in decided}
     rows = []
-    for name in sorted(sets):
-        one_set = sets[name]
-        before = score([h.general(decide) for h in one_set if h.item.variant == 0], one_set)
-        corrector, dismisser = (score(after_feedback(one_set, p, decide), one_set) for p in PEOPLE)
+    for name, emails in sorted(labelled_sets().items()):
+        report: TriageEvalReport = asyncio.run(
+            run_triage_eval(in_memory_stages(held, decide), emails)
+        )
+        figures = report.to_dict()
+        before = figures["before"]["originals"]
+        corrector, dismisser = (p["after"]["originals"] for p in figures["people"])
         met = before >= 0.9 and corrector >= before + 0.05 - 1e-9 and dismisser >= before
-        rows.append((before, corrector, dismisser, met))
+        rows.append((before, corrector, dismisser, met and not report.flips, report.flips))
         if not quiet:
             print(f"{name:5s} before {before:.3f} corrector {corrector:.3f} "
-                  f"dismisser {dismisser:.3f}{'  targets met' if met else ''}")  # fmt: skip
+                  f"dismisser {dismisser:.3f}{'  targets met' if rows[-1][3] else ''}")  # fmt: skip
     means = [statistics.mean(r[k] for r in rows) for k in range(3)]
     below = sum(r[1] < r[0] or r[2] < r[0] for r in rows)
     return (
         f"{len(rows)} sets: before {means[0]:.3f}, corrector {means[1]:.3f} "
         f"(+{means[1] - means[0]:.3f}), dismisser {means[2]:.3f}; a person below before on "
-        f"{below} sets; all targets met on {sum(r[3] for r in rows)} sets"
+        f"{below} sets; {sum(r[4] for r in rows)} out-of-scope flips; all targets met on "
+        f"{sum(r[3] for r in rows)} sets"
     )
-
-
-def decider(doubt: float, unsure: float) -> Decide:
-    """`offline_triage.decide` with other margins (one `unsure` whatever the best action)."""
-
-    def decide(scores: np.ndarray) -> Classification:
-        best, second = np.sort(scores)[::-1][:2]
-        close = scores[1] >= best - doubt or best - second < unsure
-        return NOTIFY if close else triage.CLASSES[int(np.argmax(scores))]
-
-    return decide
 
 
 def main() -> None:
@@ -197,11 +202,12 @@ def main() -> None:
     items = labelled_items(triage.DATA / name for name in triage.table()["model"]["training"])
     decided = held_out(items)
     print_personas(decided)
-    print(print_feedback(decided))
-    if sweep:
+    print(feedback_report(decided))
+    if sweep:  # one `unsure` whatever the best action
         for doubt in (0.0, 0.05, 0.1):
             for unsure in (0.0, 0.1, 0.2, 0.3):
-                line = print_feedback(decided, decider(doubt, unsure), quiet=True)
+                margins = {"doubt": doubt, "unsure": unsure, "unsure_respond": unsure}
+                line = feedback_report(decided, partial(triage.decide, margins=margins), quiet=True)
                 print(f"doubt {doubt:.2f} unsure {unsure:.2f}: {line}")
 
 

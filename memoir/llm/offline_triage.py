@@ -173,7 +173,7 @@ def from_organisation(email: TriageEmail) -> str | None:
     # A no-reply, orders@ or receipts@ greets the reader by name from a template; support@ may
     # be a person writing. Whoever says their mail is automated is no person (orderstatus@).
     machine = pattern("machine_note").search(own_words(email.body))
-    if machine or pattern("role_local_parts").search(local) and not (greets and not templated):
+    if machine or (pattern("role_local_parts").search(local) and not (greets and not templated)):
         return f"{'an automated sender' if machine else 'a role address'} ({address})"
     return None
 
@@ -380,10 +380,10 @@ def save_model() -> None:
     fitting.save(SHIPPED, model_fingerprint(), fitted(get_local_embedder()))
 
 
-def decide(scores: np.ndarray) -> Classification:
-    """The best of `CLASSES`; notify when notify is within `model.doubt` of it, or the best two
-    are within `model.unsure` (`unsure_respond` if respond is best): a close call to settle."""
-    settings, (best, second) = table()["model"], np.sort(scores)[::-1][:2]
+def decide(scores: np.ndarray, margins: dict[str, float] | None = None) -> Classification:
+    """The best of `CLASSES`; notify when notify is within `doubt` of it, or the best two are
+    within `unsure` (`unsure_respond` if respond is best) of `margins` (default `model`)."""
+    settings, (best, second) = margins or table()["model"], np.sort(scores)[::-1][:2]
     top = CLASSES[int(np.argmax(scores))]
     unsure = settings["unsure_respond" if top is RESPOND else "unsure"]
     return NOTIFY if scores[1] >= best - settings["doubt"] or best - second < unsure else top
