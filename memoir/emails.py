@@ -60,13 +60,20 @@ def domain_name(domain: str) -> str:
     return labels[-suffix] if len(labels) >= suffix else labels[0]
 
 
+def same_organisation(domain: str, own: str) -> bool:
+    """`domain` is `own`, or the same name under another country's suffix: a regional office
+    (harbourfreight.com.my of harbourfreight.com.sg, acme.de of acme.com)."""
+    countries = [len(d.rpartition(".")[2]) == 2 for d in (domain, own)]
+    return domain == own or (any(countries) and domain_name(domain) == domain_name(own))
+
+
 def lookalike(domain: str, own: str) -> bool:
     """`domain` imitates `own`: its name, misspelt or padded, in another domain
     (kestrel-universlty-helpdesk.example for kestrel-university.example), never `own` or under
     it."""
     if "." not in own or "." not in domain or domain.endswith(f".{own}"):
         return False
-    if domain.split(".")[-2:] == own.split(".")[-2:]:
+    if domain.split(".")[-2:] == own.split(".")[-2:] or same_organisation(domain, own):
         return False
     name, theirs = domain_name(own), domain_name(domain)
     spans = (

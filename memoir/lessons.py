@@ -161,7 +161,7 @@ def scope_ladder(email: EmailLike, action: Classification) -> list[Scope]:
     address = email_address(email.author)
     mail = TriageEmail(email.author, email.to, email.subject, email.body)
     domain = rules.org_domain(address)
-    shared = rules.public_domain(domain) or domain in rules.recipient_domains(mail)
+    shared = rules.public_domain(domain) or rules.from_inside(mail)
     local = address.partition("@")[0]
     automated = bool(rules.pattern("automated_local_parts").search(local)) or rules.bulk_mail(mail)
     # Acknowledging says notifying was right for mail like this one, not for all of a sender's:

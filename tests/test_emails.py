@@ -9,6 +9,7 @@ from memoir.emails import (
     normalize_subject,
     own_words,
     recipients,
+    same_organisation,
 )
 
 
@@ -81,3 +82,11 @@ def test_own_words_leave_out_quoted_history() -> None:
     assert own_words("Sure.\n-----Original Message-----\nFrom: Kim") == "Sure.\n"
     assert own_words("Fine.\nFrom: Kim Lee\nSent: Monday\nCan you?") == "Fine.\n"
     assert own_words("Ok.\nOn Mon, 2 Nov, Kim wrote:\n> Can you?") == "Ok.\n"
+
+
+def test_the_same_name_under_another_country_s_suffix_is_the_same_organisation() -> None:
+    assert same_organisation("harbour.com.my", "harbour.com.sg")
+    assert same_organisation("acme.de", "acme.com")
+    assert not same_organisation("acme.net", "acme.com")
+    assert not same_organisation("harb0ur.com.my", "harbour.com.sg")
+    assert not lookalike("harbour.co.id", "harbour.com.sg")

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 
 from memoir import fitting
-from memoir.emails import email_address, lookalike, own_words, recipients
+from memoir.emails import email_address, lookalike, own_words, recipients, same_organisation
 from memoir.embeddings import Embedder, get_local_embedder
 from memoir.llm import tables
 from memoir.models import Classification, TriageDecision
@@ -50,8 +50,7 @@ class TriageEmail:
 
     @property
     def own_text(self) -> str:
-        """The writer's own words: the body without quoted history, after the subject unless it
-        is a reply's (both asked of others)."""
+        """The writer's own words: the body without quoted history, after a non-reply subject."""
         return f"{'' if self.is_reply else self.subject}\n{own_words(self.body)}"
 
 
@@ -155,15 +154,13 @@ def copied_only(email: TriageEmail) -> bool:
 
 
 def group_chatter(email: TriageEmail) -> bool:
-    """A short reply to a group ("Re: …" to a list, a few words of its own: "+1", "thanks!",
-    "please take me off this list"): thread chatter."""
+    """A reply to a group in a few words of its own ("+1", "thanks!", "remove me"): chatter."""
     short = len(own_words(email.body).split()) <= table()["chatter_words"]
     return short and email.is_reply and group_addressed(email)
 
 
 def from_organisation(email: TriageEmail) -> str | None:
-    """Why the sender is an organisation (bulk mail, a no-reply or transactional address, or a
-    role address that greets nobody by name), or None for a person."""
+    """Why the sender is an organisation (bulk mail, an automated or a role address), or None."""
     if bulk_mail(email):
         return "bulk mail (an unsubscribe footer)"
     address = email_address(email.author)
@@ -179,8 +176,7 @@ def from_organisation(email: TriageEmail) -> str | None:
 
 
 def org_domain(address: str) -> str:
-    """The organisation's domain of an address: mail-system labels dropped
-    (news.shop.example → shop.example), at least two labels kept."""
+    """An address's organisation domain: mail labels dropped (news.shop.example → shop.example)."""
     labels = email_address(address).rpartition("@")[2].split(".")
     while len(labels) > 2 and labels[0] in table()["senders"]["mail_labels"]:
         labels = labels[1:]
@@ -198,9 +194,12 @@ def recipient_domains(email: TriageEmail) -> set[str]:
     return {org_domain(r.address) for r in recipients(email.to)}
 
 
+def from_inside(email: TriageEmail) -> bool:  # of a recipient's organisation, in any country
+    return any(same_organisation(org_domain(email.author), d) for d in recipient_domains(email))
+
+
 def asks(email: TriageEmail) -> list[str]:
-    """What the email asks of the reader, in words: requests, questions, deadlines, problems;
-    boilerplate questions ("Questions?") aside."""
+    """What the email asks of the reader, in words (boilerplate such as "Questions?" aside)."""
     text = email.own_text
     found = [a["label"] for a in table()["asks"] if words(tuple(a["patterns"])).search(text)]
     boilerplate = pattern("boilerplate_question", at_start=True)
@@ -248,13 +247,14 @@ def nearest_example(vector: np.ndarray, embedder: Embedder, action: Classificati
 
 def branch(email: TriageEmail) -> str:
     """Which part of the rules decides `email`; `model.branches` are learned from examples."""
-    inside = org_domain(email.author) in recipient_domains(email)
-    reply = pattern("explicit_reply")
+    inside, reply = from_inside(email), pattern("explicit_reply")
     steps: list[tuple[str, Callable[[], object]]] = [
         ("rule", lambda: exact_rule(email)),
         (
             "organisation_asks",
-            lambda: from_organisation(email) and not bulk_mail(email) and reply.search(email.text),
+            lambda: (
+                from_organisation(email) and not bulk_mail(email) and reply.search(email.own_text)
+            ),
         ),
         ("organisation", lambda: from_organisation(email)),
         ("copied", lambda: copied_only(email)),
@@ -303,7 +303,7 @@ def signals(email: TriageEmail) -> list[float]:
     """What the model knows besides the words: a colleague, an outsider on a public mail domain,
     bulk mail, a reply, sent to a group, a marketing or transactional role address."""
     domain, local = org_domain(email.author), email_address(email.author).partition("@")[0]
-    inside = domain in recipient_domains(email)
+    inside = from_inside(email)
     kinds = [pattern(f"{kind}_local_parts").search(local) for kind in SENDER_KINDS]
     found = [inside, public_domain(domain) and not inside, bulk_mail(email), email.is_reply]
     found.append(group_addressed(email))

@@ -834,3 +834,96 @@ def test_an_exact_rule_reads_the_writer_s_own_words_not_the_quoted_history() -> 
         to="Traders <traders@road.example>, Ana Diaz <ana@me.example>",
     )
     assert rules.exact_rule(_triage_email(message)) is None
+
+
+def test_a_colleague_at_the_office_in_another_country_is_inside_not_an_impostor() -> None:
+    message = email(
+        "Nurul <nurul@harbour.com.my>",
+        "Rate sheet",
+        "Hi Ana,\n\nDo you have the latest rate sheet? A customer is asking.",
+        to="Ana Diaz <ana@harbour.com.sg>",
+    )
+    found = _triage_email(message)
+    assert rules.impostor_domain(found) is None
+    assert rules.from_inside(found)
+
+
+@pytest.mark.parametrize(
+    ("body", "scam"),
+    [
+        ("You have been selected at random for the annual compliance audit.", False),
+        ("You have been selected to receive a $500 gift of thanks.", True),
+        ("Congratulations, you have won our monthly draw.", True),
+    ],
+    ids=["an_audit", "a_prize", "a_win"],
+)
+def test_being_selected_is_a_lure_only_for_a_prize(body: str, scam: bool) -> None:
+    message = email("Council <cpd@council.example>", "Notice", f"Dear Dr Diaz,\n\n{body}", to=ANA)
+    found = rules.exact_rule(_triage_email(message))
+    assert (found == (Classification.IGNORE, "a scam or phishing lure")) is scam
+
+
+@pytest.mark.parametrize(
+    "domain", ["bookwell-payments.com", "vetplan-cloud-support.com", "baltica-bank-online.com"]
+)
+def test_a_brand_strung_with_payment_cloud_or_bank_words_imitates_a_service(domain: str) -> None:
+    message = email(f"Billing <billing@{domain}>", "Payment failed", "Update your card.", to=ANA)
+    assert rules.impostor_domain(_triage_email(message))
+
+
+@pytest.mark.parametrize(
+    "note", ["This is a computer-generated email. Please do not reply.", "Please do not reply."]
+)
+def test_a_machine_s_note_in_other_words_still_marks_an_organisation(note: str) -> None:
+    message = email(
+        "Bank <statements2@bank.example>",
+        "Your statement is ready",
+        f"Hi Ana,\n\nYour statement is ready.\n\n{note}",
+        to=ANA,
+    )
+    assert rules.from_organisation(_triage_email(message))
+
+
+@pytest.mark.parametrize("greeting", ["Dear Customer,", "Hello there,", "Dear Valued Member,"])
+def test_a_generic_salutation_greets_nobody_by_name(greeting: str) -> None:
+    message = email(
+        "Bank <support@bank.example>", "Notice", f"{greeting}\n\nOur hours change.", to=ANA
+    )
+    assert (
+        rules.from_organisation(_triage_email(message)) == "a role address (support@bank.example)"
+    )
+
+
+def test_a_role_address_asks_for_a_reply_in_its_own_words_not_in_the_quoted_ones() -> None:
+    message = email(
+        "The Band <booking@band.example>",
+        "Re: Vendor meal count",
+        "+1, we'll need 5 meals. Thanks Olivia!\n\nOn Mon, Olivia wrote:\n> Please reply with "
+        "your number by Friday.",
+        to="Olivia <olivia@events.example>, Ana Diaz <ana@me.example>",
+    )
+    assert rules.branch(_triage_email(message)) != "organisation_asks"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        'If you\'d prefer not to hear from me, just reply "no thanks".',
+        "If this isn't relevant, let me know and I won't follow up.",
+        "Would you have 15 minutes on Thursday to see if this could help?",
+        "Could I send you our rates and a few references?",
+    ],
+    ids=["prefer_not_to_hear", "won_t_follow_up", "see_if_this_could_help", "send_our_rates"],
+)
+def test_a_sales_sequence_s_lines_are_read_as_a_pitch(line: str) -> None:
+    message = email("Karan <karan@ledger.example>", "Returns", f"Hi Ana,\n\n{line}", to=ANA)
+    found = rules.exact_rule(_triage_email(message))
+    assert found == (Classification.IGNORE, "a cold sales pitch")
+
+
+@pytest.mark.parametrize(
+    "footer", ["Reply STOP to opt out.", "You received this because you contacted support."]
+)
+def test_an_opt_out_or_why_you_got_this_footer_is_bulk_mail(footer: str) -> None:
+    message = email("Survey <survey@tax.example>", "How did we do?", f"Hi Ana\n\n{footer}")
+    assert rules.bulk_mail(_triage_email(message))

@@ -177,10 +177,10 @@ EMAILS = [
         "Lea Brandt <lea@fjordsoft.example>",
         "Felix gave you kudos",
         "Felix Moreau gave you kudos on your Morning Run. Open Strava to say thanks.",
-        # A social app's nudge: seed 000's marketing (social and app nudges). A close call of the
-        # learned model since the sixth blind round (ignore 0.65, notify 0.45: within
-        # model.unsure), so it is asked; kept so a change that settles it shows.
-        Classification.NOTIFY,
+        # A social app's nudge: seed 000's marketing (social and app nudges). It was a close
+        # call of the learned model after the sixth blind round (ignore 0.65, notify 0.45); the
+        # eighth settles it (ignore 0.69, notify 0.41).
+        Classification.IGNORE,
     ),
     (
         "i6",
