@@ -194,7 +194,8 @@ def recipient_domains(email: TriageEmail) -> set[str]:
     return {org_domain(r.address) for r in recipients(email.to)}
 
 
-def from_inside(email: TriageEmail) -> bool:  # of a recipient's organisation, in any country
+def from_inside(email: TriageEmail) -> bool:
+    """The sender is of a recipient's organisation (its office in any country)."""
     return any(same_organisation(org_domain(email.author), d) for d in recipient_domains(email))
 
 
@@ -247,20 +248,18 @@ def nearest_example(vector: np.ndarray, embedder: Embedder, action: Classificati
 
 def branch(email: TriageEmail) -> str:
     """Which part of the rules decides `email`; `model.branches` are learned from examples."""
-    inside, reply = from_inside(email), pattern("explicit_reply")
+    inside, reply, said = from_inside(email), pattern("explicit_reply"), email.own_text
     steps: list[tuple[str, Callable[[], object]]] = [
         ("rule", lambda: exact_rule(email)),
         (
             "organisation_asks",
-            lambda: (
-                from_organisation(email) and not bulk_mail(email) and reply.search(email.own_text)
-            ),
+            lambda: from_organisation(email) and not bulk_mail(email) and reply.search(said),
         ),
         ("organisation", lambda: from_organisation(email)),
         ("copied", lambda: copied_only(email)),
         ("chatter", lambda: group_chatter(email)),
         ("no_ask", lambda: not asks(email)),
-        ("group_asks", lambda: group_addressed(email) and reply.search(email.own_text)),
+        ("group_asks", lambda: group_addressed(email) and reply.search(said)),
         ("customer", lambda: pattern("customer_question").search(email.text)),
         ("pitch", lambda: not inside and pattern("pitch_ask").search(email.text)),
     ]
