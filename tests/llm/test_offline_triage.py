@@ -927,3 +927,21 @@ def test_a_sales_sequence_s_lines_are_read_as_a_pitch(line: str) -> None:
 def test_an_opt_out_or_why_you_got_this_footer_is_bulk_mail(footer: str) -> None:
     message = email("Survey <survey@tax.example>", "How did we do?", f"Hi Ana\n\n{footer}")
     assert rules.bulk_mail(_triage_email(message))
+
+
+@pytest.mark.parametrize("local", ["servicedesk", "groupupdates", "membership", "it-servicedesk"])
+def test_a_role_word_run_together_with_another_is_a_role_address(local: str) -> None:
+    message = email(f"Desk <{local}@org.example>", "Ticket closed", "Your ticket is closed.")
+    assert (
+        rules.from_organisation(_triage_email(message)) == f"a role address ({local}@org.example)"
+    )
+
+
+def test_a_pull_request_that_isn_t_blocking_anyone_is_no_urgent_issue() -> None:
+    message = email(
+        "Aisha <aisha@me.example>",
+        "Out sick today",
+        "Hi Ana,\n\nTaking a sick day. My PR isn't blocking anyone, so it can wait.",
+        to=ANA,
+    )
+    assert "an urgent issue" not in rules.asks(_triage_email(message))
