@@ -784,8 +784,19 @@ def test_an_order_address_that_greets_the_reader_by_name_is_an_organisation() ->
     [
         "Firms like yours use Draftly for first drafts. Would you be open to a demo next week?",
         "Our backups restore in four hours. Are you the right person to talk to about this?",
+        'If you\'d prefer not to hear from me, just reply "no thanks".',
+        "If this isn't relevant, let me know and I won't follow up.",
+        "Would you have 15 minutes on Thursday to see if this could help?",
+        "Could I send you our rates and a few references?",
     ],
-    ids=["firms_like_yours", "the_right_person_to_talk_to"],
+    ids=[
+        "firms_like_yours",
+        "the_right_person_to_talk_to",
+        "prefer_not_to_hear",
+        "won_t_follow_up",
+        "see_if_this_could_help",
+        "send_our_rates",
+    ],
 )
 def test_a_cold_pitch_s_idioms_are_read_as_a_pitch(body: str) -> None:
     message = email("Noah <noah@draftly.example>", "Drafting", f"Hi Ana,\n\n{body}", to=ANA)
@@ -803,12 +814,21 @@ def test_an_outsider_asking_for_a_demo_is_read_as_a_pitch() -> None:
     assert rules.branch(_triage_email(message)) == "pitch"
 
 
-def test_a_sender_that_says_its_mail_is_automated_is_an_organisation_whatever_its_address() -> None:
+@pytest.mark.parametrize(
+    "note",
+    [
+        "This is an automated message. Please do not reply to this email.",
+        "This is a computer-generated email. Please do not reply.",
+        "Please do not reply.",
+    ],
+)
+def test_a_sender_that_says_its_mail_is_automated_is_an_organisation_whatever_its_address(
+    note: str,
+) -> None:
     message = email(
         "Shop <orderstatus@shop.example>",
         "Your order has shipped",
-        "Hi Ana,\n\nYour order has shipped. Track your package.\n\nThis is an automated message. "
-        "Please do not reply to this email.",
+        f"Hi Ana,\n\nYour order has shipped. Track your package.\n\n{note}",
         to=ANA,
     )
     found = rules.from_organisation(_triage_email(message))
@@ -871,19 +891,6 @@ def test_a_brand_strung_with_payment_cloud_or_bank_words_imitates_a_service(doma
     assert rules.impostor_domain(_triage_email(message))
 
 
-@pytest.mark.parametrize(
-    "note", ["This is a computer-generated email. Please do not reply.", "Please do not reply."]
-)
-def test_a_machine_s_note_in_other_words_still_marks_an_organisation(note: str) -> None:
-    message = email(
-        "Bank <statements2@bank.example>",
-        "Your statement is ready",
-        f"Hi Ana,\n\nYour statement is ready.\n\n{note}",
-        to=ANA,
-    )
-    assert rules.from_organisation(_triage_email(message))
-
-
 @pytest.mark.parametrize("greeting", ["Dear Customer,", "Hello there,", "Dear Valued Member,"])
 def test_a_generic_salutation_greets_nobody_by_name(greeting: str) -> None:
     message = email(
@@ -903,22 +910,6 @@ def test_a_role_address_asks_for_a_reply_in_its_own_words_not_in_the_quoted_ones
         to="Olivia <olivia@events.example>, Ana Diaz <ana@me.example>",
     )
     assert rules.branch(_triage_email(message)) != "organisation_asks"
-
-
-@pytest.mark.parametrize(
-    "line",
-    [
-        'If you\'d prefer not to hear from me, just reply "no thanks".',
-        "If this isn't relevant, let me know and I won't follow up.",
-        "Would you have 15 minutes on Thursday to see if this could help?",
-        "Could I send you our rates and a few references?",
-    ],
-    ids=["prefer_not_to_hear", "won_t_follow_up", "see_if_this_could_help", "send_our_rates"],
-)
-def test_a_sales_sequence_s_lines_are_read_as_a_pitch(line: str) -> None:
-    message = email("Karan <karan@ledger.example>", "Returns", f"Hi Ana,\n\n{line}", to=ANA)
-    found = rules.exact_rule(_triage_email(message))
-    assert found == (Classification.IGNORE, "a cold sales pitch")
 
 
 @pytest.mark.parametrize(
