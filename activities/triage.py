@@ -4,8 +4,10 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from activities.deps import Deps
-from memoir.models import TriageDecision, TriageRequest, names
-from memoir.triage import triage_email
+from memoir.models import EmailMessage, TriageDecision, TriageRequest, names
+from memoir.triage import reader_address, triage_email
+
+READER_KEY = "email"  # the user context key of their own address
 
 
 class TriageActivities:
@@ -20,8 +22,21 @@ class TriageActivities:
         instructions = await self._deps.stores.preferences.get_memory(
             message.user_id, "triage_preferences"
         )
-        decision = await triage_email(self._deps.llm, message.email, instructions)
+        reader = await self._reader(message.user_id, message.email)
+        decision = await triage_email(self._deps.llm, message.email, instructions, reader=reader)
         activity.logger.info(
             "triage %s → %s: %s", message.message_id, decision.classification, decision.reasoning
         )
         return decision
+
+    async def _reader(self, user_id: str, email: EmailMessage) -> str:
+        """The user's own address (`email` in their context): learned from the first email
+        addressed to them alone, kept once known (a person may set it too)."""
+        contexts = self._deps.stores.user_context
+        known = (await contexts.get(user_id)).extra.get(READER_KEY)
+        if isinstance(known, str) and known:
+            return known
+        learned = reader_address(email)
+        if learned is not None:
+            await contexts.apply(user_id, {READER_KEY: learned})
+        return learned or ""

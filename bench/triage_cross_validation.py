@@ -39,6 +39,7 @@ from memoir.llm import offline_triage as triage
 from memoir.llm.tables import table as load_table
 from memoir.models import Classification, EmailMessage, PreferenceUpdate
 from memoir.preference_update import request_for_update
+from memoir.triage import reader_address
 from memoir.triage_eval import (
     EvalItem,
     LabelledEmail,
@@ -85,8 +86,19 @@ class Held:
 def held_out(items: list[EvalItem]) -> list[Held]:
     """Every item with its persona left out of the fit."""
     embedder = get_local_embedder()
+    readers: dict[str, str] = {}  # each persona's own address, learned as the activity does
+    for i in items:
+        if persona(i.email_id) not in readers and (found := reader_address(i.email)):
+            readers[persona(i.email_id)] = found
     emails = [
-        triage.TriageEmail(i.email.author, i.email.to, i.email.subject, i.email.body) for i in items
+        triage.TriageEmail(
+            i.email.author,
+            i.email.to,
+            i.email.subject,
+            i.email.body,
+            readers.get(persona(i.email_id), ""),
+        )
+        for i in items
     ]
     print(f"{len(items)} labelled items; embedding them …", flush=True)
     vectors = np.asarray(embedder.embed([triage.model_text(e) for e in emails]), dtype=np.float32)

@@ -7,6 +7,7 @@ provider's triage rules.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from difflib import SequenceMatcher
 from email.utils import getaddresses, parseaddr
 from typing import NamedTuple
@@ -34,6 +35,24 @@ class Recipient(NamedTuple):
     name: str
     address: str
     copied: bool  # listed after a "cc:" marker
+
+    @property
+    def local(self) -> str:
+        """Its address's local part (`ana.diaz` of ana.diaz@x.example)."""
+        return self.address.partition("@")[0]
+
+    @property
+    def names(self) -> set[str]:
+        """The capitalised words naming it: of its display name, else of its address (ana.diaz@
+        → Ana, Diaz); titles ("Dr.", "Mrs") aside."""
+        shown = self.name or re.sub(r"[._+-]", " ", self.local).title()
+        found = re.findall(r"[A-Z][\w'-]{2,}", shown)
+        return {w for w in found if not re.fullmatch(r"(?i)mrs|miss|prof", w)}
+
+
+def names_any(names: Iterable[str], text: str) -> bool:
+    """`text` says one of `names` (whole words; names are literal text, never patterns)."""
+    return any(re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text, re.I) for name in names)
 
 
 def recipients(to: str) -> list[Recipient]:

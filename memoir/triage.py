@@ -6,12 +6,13 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel, Field
 
-from memoir.llm.offline_triage import triage_offline
+from memoir.emails import recipients
+from memoir.llm.offline_triage import TriageEmail, group_addressed, pattern, triage_offline
 from memoir.llm.prompts import DEFAULT_BACKGROUND, TRIAGE_SYSTEM_PROMPT, TRIAGE_USER_PROMPT
 from memoir.llm.providers import ask
 from memoir.models import EmailMessage, TriageDecision
 
-__all__ = ["TriageQuery", "triage_email", "triage_messages"]
+__all__ = ["TriageQuery", "reader_address", "triage_email", "triage_messages"]
 
 
 class TriageQuery(BaseModel):
@@ -24,20 +25,38 @@ class TriageQuery(BaseModel):
     body: str
     instructions: str = Field(description="The user's triage_preferences text.")
     background: str = DEFAULT_BACKGROUND
+    reader: str = Field(default="", description="The user's own email address, when known.")
 
     @classmethod
     def of(
-        cls, email: EmailMessage, instructions: str, background: str = DEFAULT_BACKGROUND
+        cls,
+        email: EmailMessage,
+        instructions: str,
+        background: str = DEFAULT_BACKGROUND,
+        reader: str = "",
     ) -> TriageQuery:
         """The request for `email` under the user's triage preferences."""
         fields = email.model_dump(include={"author", "to", "subject", "body"})
-        return cls(**fields, instructions=instructions, background=background)
+        return cls(**fields, instructions=instructions, background=background, reader=reader)
+
+
+def reader_address(email: EmailMessage) -> str | None:
+    """The user's own address, as an email addressed to them alone shows it: its one
+    recipient, when that is no group or role mailbox (all-staff@, team@, info@)."""
+    listed = recipients(email.to)
+    if len(listed) != 1 or group_addressed(
+        TriageEmail(email.author, email.to, email.subject, email.body)
+    ):
+        return None
+    local = listed[0].address.partition("@")[0]
+    return None if pattern("role_local_parts").search(local) else listed[0].address
 
 
 def triage_messages(query: TriageQuery) -> list[BaseMessage]:
     """The system and user messages of seed 000's router, rendered."""
+    reader = f"\nThe user's own email address: {query.reader}." if query.reader else ""
     system = TRIAGE_SYSTEM_PROMPT.format(
-        background=query.background, triage_instructions=query.instructions
+        background=query.background + reader, triage_instructions=query.instructions
     )
     user = TRIAGE_USER_PROMPT.format(
         author=query.author, to=query.to, subject=query.subject, email_thread=query.body
@@ -51,7 +70,9 @@ async def triage_email(
     triage_instructions: str,
     *,
     background: str = DEFAULT_BACKGROUND,
+    reader: str = "",
 ) -> TriageDecision:
-    """Classify `email` following the user's triage preferences (`triage_instructions`)."""
-    query = TriageQuery.of(email, triage_instructions, background)
+    """Classify `email` following the user's triage preferences (`triage_instructions`);
+    `reader`: the user's own address, which tells whether they are only copied."""
+    query = TriageQuery.of(email, triage_instructions, background, reader)
     return await ask(llm, TriageDecision, query, render=triage_messages, offline=triage_offline)

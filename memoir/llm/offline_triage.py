@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
-from memoir import fitting
-from memoir.emails import email_address, lookalike, own_words, recipients, same_organisation
+from memoir import emails, fitting
+from memoir.emails import email_address, lookalike, names_any, own_words, recipients
 from memoir.embeddings import Embedder, get_local_embedder
 from memoir.llm import tables
 from memoir.models import Classification, TriageDecision
@@ -38,6 +38,7 @@ class TriageEmail:
     to: str
     subject: str
     body: str
+    reader: str = ""  # the user's own address, when known (`memoir.triage.reader_address`)
 
     @property
     def text(self) -> str:
@@ -127,30 +128,29 @@ def group_addressed(email: TriageEmail) -> bool:
     return named or bool(pattern("group_recipients").search(email.to)) or _greets(email, "group")
 
 
-def _names_any(names: list[str], text: str) -> bool:
-    """`text` says one of `names` (whole words; names are literal text, never patterns)."""
-    return any(re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text, re.I) for name in names)
-
-
 def copied_only(email: TriageEmail) -> bool:
-    """The reader is only copied: the mail says so ("cc'd for visibility"), or it speaks to its
-    first recipient by name ("Hi Kris,", "Thanks Tom") and names none of the others (quoted
-    history aside)."""
+    """The reader is only copied: the mail says so ("cc'd for visibility"), or its first line
+    speaks to others by name ("Hi Kris,") and its own words never name the reader (the reader
+    unknown: the first recipient is the one spoken to, any other person may be the reader)."""
     if pattern("copy_note").search(email.body):
         return True
     listed = recipients(email.to)
     if len(listed) < 2:
         return False
-    group, role = pattern("group_greeting", at_start=True), pattern("role_local_parts")
-    # A family name all of them share greets them all ("Dear Mr and Mrs Raman"); a role
-    # mailbox (Timetabling <timetabling@…>) is a team named in passing, not a person addressed.
-    shared = {w for r in listed[1:] for w in r.name.split()}
-    words = re.findall(r"[A-Z][\w'-]{2,}", listed[0].name)
-    names = [w for w in words if not group.match(w) and w not in shared]
+    role, group = pattern("role_local_parts"), pattern("group_greeting", at_start=True)
+    reader = [r for r in listed if r.address == email.reader]
+    spoken = [r for r in listed if r not in reader] if reader else listed[:1]
+    rest = [r for r in listed if r not in spoken]
+    # A name they share greets them all ("Dear Mr and Mrs Raman"), a group word ("All Staff")
+    # none; a role or team mailbox (Timetabling <timetabling@…>) is named in passing.
+    mailboxes = [r for r in rest if role.search(r.local) or r.name.lower() == r.local]
+    persons = [r for r in rest if r in reader or r not in mailboxes]
+    names = [
+        {w for r in rs for w in r.names if not group.match(w)} for rs in (spoken, rest, persons)
+    ]
     opening = next((line for line in email.body.splitlines() if line.strip()), "")
-    persons = (r for r in listed[1:] if r.name and not role.search(r.address.partition("@")[0]))
-    others = [r.name.split()[0] for r in persons if r.name.lower() != r.address.partition("@")[0]]
-    return _names_any(names, opening) and not _names_any(others, own_words(email.body))
+    spoken_to = names_any(names[0] - names[1], opening)
+    return spoken_to and not names_any(names[2] - names[0], own_words(email.body))
 
 
 def group_chatter(email: TriageEmail) -> bool:
@@ -196,7 +196,8 @@ def recipient_domains(email: TriageEmail) -> set[str]:
 
 def from_inside(email: TriageEmail) -> bool:
     """The sender is of a recipient's organisation (its office in any country)."""
-    return any(same_organisation(org_domain(email.author), d) for d in recipient_domains(email))
+    sender = org_domain(email.author)
+    return any(emails.same_organisation(sender, d) for d in recipient_domains(email))
 
 
 def asks(email: TriageEmail) -> list[str]:
@@ -392,7 +393,7 @@ def triage_offline(query: TriageQuery, embedder: Embedder) -> TriageDecision:
     """Classify the email of `query`, explaining which rule, example or lesson decided."""
     from memoir.lessons import deciding_lesson, parse_lessons  # it imports this module
 
-    email = TriageEmail(query.author, query.to, query.subject, query.body)
+    email = TriageEmail(query.author, query.to, query.subject, query.body, query.reader.lower())
     general, reason = classify(email, embedder)
     lessons = parse_lessons(query.instructions)
     lesson = deciding_lesson(lessons, email)

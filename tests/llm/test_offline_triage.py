@@ -13,7 +13,7 @@ from memoir.llm import offline_triage as rules
 from memoir.llm.prompts import DEFAULT_TRIAGE_INSTRUCTIONS
 from memoir.models import Classification, EmailMessage
 from memoir.stores import DEFAULT_PREFERENCES
-from memoir.triage import TriageQuery, triage_email, triage_messages
+from memoir.triage import TriageQuery, reader_address, triage_email, triage_messages
 
 EMAILS = [
     (
@@ -761,8 +761,11 @@ def test_an_insurance_limit_in_millions_is_no_scam_but_a_windfall_in_millions_is
     )
 
 
-@pytest.mark.parametrize("sender", ["dispatch@supply.example", "estatements@bank.example"])
-def test_dispatch_and_statement_mailboxes_are_organisations(sender: str) -> None:
+@pytest.mark.parametrize(
+    "sender",
+    ["dispatch@supply.example", "estatements@bank.example", "registration@summit.example"],
+)
+def test_dispatch_statement_and_registration_mailboxes_are_organisations(sender: str) -> None:
     message = email(f"Supplier <{sender}>", "Scheduled", "Your delivery is scheduled.")
     assert rules.from_organisation(_triage_email(message))
 
@@ -936,3 +939,78 @@ def test_a_pull_request_that_isn_t_blocking_anyone_is_no_urgent_issue() -> None:
         to=ANA,
     )
     assert "an urgent issue" not in rules.asks(_triage_email(message))
+
+
+def test_nothing_else_being_urgent_is_no_urgent_issue() -> None:
+    message = email(
+        "Priya <priya@me.example>",
+        "Out sick today",
+        "Hi Ana,\n\nI moved my two showings to tomorrow. Nothing else urgent on my side.",
+        to=ANA,
+    )
+    assert "an urgent issue" not in rules.asks(_triage_email(message))
+
+
+FUND_CHECK_IN = email(
+    "Sarah Whitfield <s.whitfield@fund.example>",
+    "Q3 check-in call",
+    "Dear Wanjiru and Grace,\n\nWould Tuesday at 4pm or Thursday at 3pm work for our check-in?",
+    to="Wanjiru Kamau <wanjiru@ngo.example>, Dr. Grace Achieng <grace@ngo.example>",
+)
+
+
+def test_a_title_is_no_first_name_so_a_greeting_of_both_recipients_copies_neither() -> None:
+    assert not rules.copied_only(_triage_email(FUND_CHECK_IN))
+
+
+def _read_by(message: EmailMessage, reader: str) -> rules.TriageEmail:
+    return rules.TriageEmail(message.author, message.to, message.subject, message.body, reader)
+
+
+LENDER_DOCUMENTS = email(
+    "Melissa Tan <melissa@mortgage.example>",
+    "Outstanding documents",
+    "Hi Ade and Funmi,\n\nTo finalise the lender package we still need your pay stubs.",
+    to="Ade Okonkwo <ade@mail.example>, Funmi Okonkwo <funmi@mail.example>, "
+    "Marc Tremblay <marc@realty.example>",
+)
+
+
+def test_a_reader_listed_last_and_never_named_is_only_copied() -> None:
+    assert rules.copied_only(_read_by(LENDER_DOCUMENTS, "marc@realty.example"))
+
+
+def test_a_reader_named_in_the_greeting_is_spoken_to_even_among_others() -> None:
+    assert not rules.copied_only(_read_by(LENDER_DOCUMENTS, "funmi@mail.example"))
+
+
+def test_a_reader_listed_first_and_greeted_is_spoken_to_not_copied() -> None:
+    message = email(
+        "Dennis <dennis@ngo.example>",
+        "Vehicle service",
+        "Hi Peter,\n\nThe Land Cruiser is due for its service. Please process the order.",
+        to="Peter Njoroge <peter@ngo.example>, Wanjiru Kamau <wanjiru@ngo.example>",
+    )
+    assert not rules.copied_only(_read_by(message, "peter@ngo.example"))
+    assert rules.copied_only(_read_by(message, "wanjiru@ngo.example"))
+
+
+@pytest.mark.parametrize(
+    ("to", "reader"),
+    [
+        ("Marc Tremblay <Marc@Realty.example>", "marc@realty.example"),
+        ("All Staff <all-staff@realty.example>", None),
+        ("Realty <info@realty.example>", None),
+        ("Marc <marc@realty.example>, Priya <priya@realty.example>", None),
+    ],
+)
+def test_only_an_email_to_one_person_shows_the_user_s_own_address(
+    to: str, reader: str | None
+) -> None:
+    assert reader_address(email("Jo <jo@mail.example>", "Viewing", "Saturday?", to=to)) == reader
+
+
+def test_the_triage_prompt_tells_the_llm_the_user_s_own_address() -> None:
+    message = email("Jo <jo@mail.example>", "Viewing", "Saturday?", to="marc@realty.example")
+    query = TriageQuery.of(message, DEFAULT_TRIAGE_INSTRUCTIONS, reader="marc@realty.example")
+    assert "own email address: marc@realty.example" in triage_messages(query)[0].content
