@@ -88,8 +88,8 @@ def held_out(items: list[EvalItem]) -> list[Held]:
     embedder = get_local_embedder()
     readers: dict[str, str] = {}  # each persona's own address, learned as the activity does
     for i in items:
-        if persona(i.email_id) not in readers and (found := reader_address(i.email)):
-            readers[persona(i.email_id)] = found
+        if persona(i.email_id) not in readers and (address := reader_address(i.email)):
+            readers[persona(i.email_id)] = address
     emails = [
         triage.TriageEmail(
             i.email.author,

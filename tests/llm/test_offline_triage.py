@@ -158,7 +158,8 @@ EMAILS = [
         "Kim Ito <kim.ito@lumen-logistics.example>",
         "SCIM provisioning?",
         "Hi Ana, can we provision users from Okta through SCIM? We need it before our rollout.",
-        Classification.RESPOND,
+        # A close call for the model (respond 0.69, ignore 0.30) within `unsure_respond`: asked.
+        Classification.NOTIFY,
     ),
     (
         "credential_phishing",
@@ -763,9 +764,15 @@ def test_an_insurance_limit_in_millions_is_no_scam_but_a_windfall_in_millions_is
 
 @pytest.mark.parametrize(
     "sender",
-    ["dispatch@supply.example", "estatements@bank.example", "registration@summit.example"],
+    [
+        "dispatch@supply.example",
+        "estatements@bank.example",
+        "registration@summit.example",
+        "payment-advice@insurer.example",
+        "transactions@bank.example",
+    ],
 )
-def test_dispatch_statement_and_registration_mailboxes_are_organisations(sender: str) -> None:
+def test_service_mailboxes_are_organisations(sender: str) -> None:
     message = email(f"Supplier <{sender}>", "Scheduled", "Your delivery is scheduled.")
     assert rules.from_organisation(_triage_email(message))
 
@@ -823,6 +830,7 @@ def test_an_outsider_asking_for_a_demo_is_read_as_a_pitch() -> None:
         "This is an automated message. Please do not reply to this email.",
         "This is a computer-generated email. Please do not reply.",
         "Please do not reply.",
+        "This is a computer-generated advice. No signature is required.",
     ],
 )
 def test_a_sender_that_says_its_mail_is_automated_is_an_organisation_whatever_its_address(
@@ -877,8 +885,11 @@ def test_a_colleague_at_the_office_in_another_country_is_inside_not_an_impostor(
         ("You have been selected at random for the annual compliance audit.", False),
         ("You have been selected to receive a $500 gift of thanks.", True),
         ("Congratulations, you have won our monthly draw.", True),
+        ("If you won't be home, just reply OK and we'll let ourselves in.", False),
+        ("Your transfer was successful.\nBeneficiary: EKO GARDENS EVENTS LTD", False),
+        ("You are the sole beneficiary of the late Mr Adams's estate.", True),
     ],
-    ids=["an_audit", "a_prize", "a_win"],
+    ids=["an_audit", "a_prize", "a_win", "won_t", "a_transfer_s_beneficiary", "an_inheritance"],
 )
 def test_being_selected_is_a_lure_only_for_a_prize(body: str, scam: bool) -> None:
     message = email("Council <cpd@council.example>", "Notice", f"Dear Dr Diaz,\n\n{body}", to=ANA)
@@ -894,7 +905,9 @@ def test_a_brand_strung_with_payment_cloud_or_bank_words_imitates_a_service(doma
     assert rules.impostor_domain(_triage_email(message))
 
 
-@pytest.mark.parametrize("greeting", ["Dear Customer,", "Hello there,", "Dear Valued Member,"])
+@pytest.mark.parametrize(
+    "greeting", ["Dear Customer,", "Hello there,", "Dear Valued Member,", "Dear Provider,"]
+)
 def test_a_generic_salutation_greets_nobody_by_name(greeting: str) -> None:
     message = email(
         "Bank <support@bank.example>", "Notice", f"{greeting}\n\nOur hours change.", to=ANA
@@ -1014,3 +1027,27 @@ def test_the_triage_prompt_tells_the_llm_the_user_s_own_address() -> None:
     message = email("Jo <jo@mail.example>", "Viewing", "Saturday?", to="marc@realty.example")
     query = TriageQuery.of(message, DEFAULT_TRIAGE_INSTRUCTIONS, reader="marc@realty.example")
     assert "own email address: marc@realty.example" in triage_messages(query)[0].content
+
+
+def test_a_sender_s_note_of_what_it_never_asks_is_no_lure_but_a_notification() -> None:
+    message = email(
+        "Bank <alerts@bank.example>",
+        "New device registered",
+        "Dear Ana Diaz,\n\nA new device was registered for your token. We will never ask you "
+        "to click a link or verify your account by email.",
+        to=ANA,
+    )
+    assert rules.exact_rule(_triage_email(message)) == (
+        Classification.NOTIFY,
+        "a sender's note of what it never asks",
+    )
+
+
+def test_mail_to_the_tenants_greets_a_group() -> None:
+    message = email(
+        "Building <building.ops@estate.example>",
+        "Lift maintenance",
+        "Dear Tenants,\n\nLift 2 will be out of service on Wednesday.",
+        to=ANA,
+    )
+    assert rules.group_addressed(_triage_email(message))
