@@ -1,13 +1,40 @@
 """Stage 4: triage an email into ignore / notify / respond (seed 000 triage router)."""
 
+from datetime import UTC, datetime
+
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from activities.deps import Deps
-from memoir.models import EmailMessage, TriageDecision, TriageRequest, names
+from memoir.models import (
+    Channel,
+    EmailMessage,
+    IncomingMessage,
+    TriageDecision,
+    TriageRequest,
+    TurnContext,
+    TurnRequest,
+    UserProfile,
+    names,
+)
 from memoir.triage import reader_address, triage_email
 
 READER_KEY = "email"  # the user context key of their own address
+
+
+def lone_email_request(user: UserProfile, email: EmailMessage, turn_id: str) -> TriageRequest:
+    """The triage request for `email` alone: turn `turn_id`, on a thread of that id (how the
+    triage eval and the tests call the activity without a workflow)."""
+    message = IncomingMessage(
+        user_id=user.user_id,
+        thread_id=turn_id,
+        message_id=email.email_id,
+        channel=Channel.EMAIL,
+        text=email.markdown(),
+        email=email,
+    )
+    context = TurnContext(user=user, now=datetime.now(UTC))
+    return TriageRequest(turn=TurnRequest(turn_id=turn_id, message=message, context=context))
 
 
 class TriageActivities:

@@ -921,20 +921,11 @@ async def _eval_triage(
 
 def _triage_stages(bed: _EvalBed, settings: Settings) -> "TriageStages":
     """The activities a turn runs for triage and for learning, over the eval's stores."""
-    from datetime import UTC, datetime
 
     from activities.deps import Deps
     from activities.preferences import PreferenceActivities
-    from activities.triage import TriageActivities
-    from memoir.models import (
-        Channel,
-        Classification,
-        EmailMessage,
-        IncomingMessage,
-        TriageRequest,
-        TurnContext,
-        TurnRequest,
-    )
+    from activities.triage import TriageActivities, lone_email_request
+    from memoir.models import Classification, EmailMessage
     from memoir.tools import ToolRegistry
     from memoir.triage_eval import TriageStages
 
@@ -948,17 +939,8 @@ def _triage_stages(bed: _EvalBed, settings: Settings) -> "TriageStages":
         return profile.user_id
 
     async def classify(user_id: str, email: EmailMessage) -> Classification:
-        message = IncomingMessage(
-            user_id=user_id,
-            thread_id=f"eval-{email.email_id}",
-            message_id=email.email_id,
-            channel=Channel.EMAIL,
-            text=email.markdown(),
-            email=email,
-        )
-        context = TurnContext(user=profiles[user_id], now=datetime.now(UTC))
-        turn = TurnRequest(turn_id=f"eval-{email.email_id}", message=message, context=context)
-        return (await triage(TriageRequest(turn=turn))).classification
+        request = lone_email_request(profiles[user_id], email, f"eval-{email.email_id}")
+        return (await triage(request)).classification
 
     async def preferences(user_id: str) -> str:
         return await bed.stores.preferences.get_memory(user_id, "triage_preferences")

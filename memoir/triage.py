@@ -48,8 +48,7 @@ def reader_address(email: EmailMessage) -> str | None:
         TriageEmail(email.author, email.to, email.subject, email.body)
     ):
         return None
-    local = listed[0].address.partition("@")[0]
-    return None if pattern("role_local_parts").search(local) else listed[0].address
+    return None if pattern("role_local_parts").search(listed[0].local) else listed[0].address
 
 
 def triage_messages(query: TriageQuery) -> list[BaseMessage]:

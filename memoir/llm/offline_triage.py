@@ -145,12 +145,12 @@ def copied_only(email: TriageEmail) -> bool:
     # none; a role or team mailbox (Timetabling <timetabling@…>) is named in passing.
     mailboxes = [r for r in rest if role.search(r.local) or r.name.lower() == r.local]
     persons = [r for r in rest if r in reader or r not in mailboxes]
-    names = [
+    spoken_names, rest_names, reader_names = (
         {w for r in rs for w in r.names if not group.match(w)} for rs in (spoken, rest, persons)
-    ]
+    )
     opening = next((line for line in email.body.splitlines() if line.strip()), "")
-    spoken_to = names_any(names[0] - names[1], opening)
-    return spoken_to and not names_any(names[2] - names[0], own_words(email.body))
+    spoken_to = names_any(spoken_names - rest_names, opening)
+    return spoken_to and not names_any(reader_names - spoken_names, own_words(email.body))
 
 
 def group_chatter(email: TriageEmail) -> bool:

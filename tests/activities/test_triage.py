@@ -2,22 +2,11 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 from activities.deps import Deps
-from activities.triage import READER_KEY, TriageActivities
+from activities.triage import READER_KEY, TriageActivities, lone_email_request
 from memoir.embeddings import get_local_embedder
 from memoir.llm import OfflineChatModel
-from memoir.models import (
-    Channel,
-    Classification,
-    EmailMessage,
-    IncomingMessage,
-    TriageRequest,
-    TurnContext,
-    TurnRequest,
-    UserProfile,
-)
+from memoir.models import Classification, EmailMessage, TriageRequest, UserProfile
 from memoir.settings import Settings
 from memoir.stores import Stores
 from memoir.tools import ToolRegistry
@@ -40,16 +29,7 @@ VIEWING = EmailMessage(
 
 
 def request(user: UserProfile, email: EmailMessage) -> TriageRequest:
-    message = IncomingMessage(
-        user_id=user.user_id,
-        thread_id=email.email_id,
-        message_id=email.email_id,
-        channel=Channel.EMAIL,
-        text=email.markdown(),
-        email=email,
-    )
-    context = TurnContext(user=user, now=datetime.now(UTC))
-    return TriageRequest(turn=TurnRequest(turn_id=email.email_id, message=message, context=context))
+    return lone_email_request(user, email, email.email_id)
 
 
 def triage_stage(stores: Stores) -> TriageActivities:
